@@ -1,0 +1,275 @@
+"""Reading catalog files: the built-in data plus user files that add or override entries.
+
+This is the file boundary, so it is the one place in the catalog that uses pydantic: a malformed
+file is rejected with the file, the entry and the field named.
+"""
+
+import json
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from advisor.catalog.model import (
+    Catalog,
+    EbsLimits,
+    InstanceStore,
+    InstanceType,
+    LatencyDist,
+    LatencyProfile,
+    LocalDevice,
+    VolumeType,
+)
+from advisor.errors import CatalogError
+
+SCHEMA_VERSION = 1
+BUILTIN_NAME = "us-east-1.json"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Dist(_Strict):
+    median_ms: float = Field(gt=0)
+    sigma: float = Field(ge=0, le=3)
+    tail_probability: float = Field(default=0.0, ge=0, le=0.5)
+    tail_min_ms: float = Field(default=0.0, ge=0)
+    tail_max_ms: float = Field(default=0.0, ge=0)
+
+
+class _Profile(_Strict):
+    name: str
+    read: _Dist
+    write: _Dist
+    transfer_mibps: float = Field(gt=0)
+    flush_ms: float = Field(default=0.0, ge=0)
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+
+
+class _Volume(_Strict):
+    name: str
+    title: str
+    media: Literal["ssd", "hdd"]
+    model: Literal["gp2", "gp3", "io1", "io2", "throughput_credits", "magnetic"]
+    min_size_gib: int = Field(gt=0)
+    max_size_gib: int = Field(gt=0)
+    io_unit_kib: int = Field(gt=0)
+    min_iops: int | None = None
+    max_iops: int = Field(gt=0)
+    max_iops_non_nitro: int | None = None
+    iops_per_gib: float | None = None
+    included_iops: int | None = None
+    burst_iops: int | None = None
+    burst_bucket_credits: float | None = None
+    max_mibps: float = Field(gt=0)
+    included_mibps: float | None = None
+    max_mibps_per_iops: float | None = None
+    small_volume_max_mibps: float | None = None
+    small_volume_gib: float | None = None
+    full_throughput_gib: float | None = None
+    baseline_mibps_per_tib: float | None = None
+    burst_mibps_per_tib: float | None = None
+    bucket_mib_per_tib: float | None = None
+    typical_iops: int | None = None
+    storage_usd_per_gib_month: float = Field(ge=0)
+    iops_usd_tiers: list[tuple[int, float]] = []
+    throughput_usd_per_mibps_month: float | None = None
+    io_requests_usd_per_million: float | None = None
+    annual_failure_rate: float | None = Field(default=None, ge=0, le=1)
+    latency_profile: str
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+
+    @field_validator("max_size_gib")
+    @classmethod
+    def _range(cls, value: int, info: Any) -> int:
+        low = info.data.get("min_size_gib")
+        if low is not None and value < low:
+            raise ValueError(f"max_size_gib {value} is below min_size_gib {low}")
+        return value
+
+
+class _Ebs(_Strict):
+    optimization: Literal["default", "optional", "unsupported"]
+    baseline_mbps: float = Field(gt=0)
+    max_mbps: float = Field(gt=0)
+    baseline_mbs: float = Field(gt=0)
+    max_mbs: float = Field(gt=0)
+    baseline_iops: float = Field(gt=0)
+    max_iops: float = Field(gt=0)
+    burst: bool
+
+
+class _Store(_Strict):
+    count: int = Field(gt=0, le=24)
+    size_gb: float = Field(gt=0)
+    kind: Literal["nvme", "ssd", "hdd"]
+    read_iops: float | None = Field(default=None, gt=0)
+    write_iops: float | None = Field(default=None, gt=0)
+    needs_init: bool = False
+    latency_profile: str
+    seq_mibps_per_device: float | None = Field(default=None, gt=0)
+    measured_read_iops: float | None = Field(default=None, gt=0)
+    measured_write_iops: float | None = Field(default=None, gt=0)
+
+
+class _Instance(_Strict):
+    name: str = Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
+    vcpu: int = Field(gt=0)
+    memory_gib: float = Field(gt=0)
+    hourly_usd: float = Field(ge=0)
+    nitro: bool
+    previous_generation: bool = False
+    ebs: _Ebs | None
+    store: _Store | None = None
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+
+
+class _Local(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    capacity_gib: float = Field(gt=0)
+    read_iops: float = Field(gt=0)
+    write_iops: float = Field(gt=0)
+    block_kib: int = Field(gt=0)
+    seq_read_mibps: float = Field(gt=0)
+    seq_write_mibps: float = Field(gt=0)
+    latency_profile: str
+    sources: dict[str, str] = {}
+    notes: list[str] = []
+
+
+class _File(BaseModel):
+    # Unknown top-level keys (e.g. a calibration's raw measurements) are allowed and ignored.
+    model_config = ConfigDict(extra="allow")
+    schema_version: int
+    catalog_version: str | None = None
+    region: str | None = None
+    currency: str | None = None
+    sources: dict[str, str] = {}
+    volume_types: list[dict[str, Any]] = []
+    instance_types: list[dict[str, Any]] = []
+    latency_profiles: list[dict[str, Any]] = []
+    local_devices: list[dict[str, Any]] = []
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(part) for part in err["loc"]) or "(entry)"
+    return f"field {where}: {err['msg']}"
+
+
+def _entries(origin: str, kind: str, rows: Iterable[dict[str, Any]], schema: type[_Strict]) -> list[Any]:
+    parsed = []
+    for index, row in enumerate(rows):
+        name = row.get("name", f"#{index}") if isinstance(row, dict) else f"#{index}"
+        try:
+            parsed.append(schema.model_validate(row))
+        except ValidationError as exc:
+            raise CatalogError(f"{origin}: {kind} {name}: {_first_error(exc)}") from None
+    return parsed
+
+
+def _dist(d: _Dist) -> LatencyDist:
+    return LatencyDist(**d.model_dump())
+
+
+def _to_profile(p: _Profile) -> LatencyProfile:
+    return LatencyProfile(name=p.name, read=_dist(p.read), write=_dist(p.write),
+                          transfer_mibps=p.transfer_mibps, flush_ms=p.flush_ms,
+                          sources=p.sources, notes=tuple(p.notes))
+
+
+def _to_volume(v: _Volume) -> VolumeType:
+    data = v.model_dump()
+    data["iops_usd_tiers"] = tuple(tuple(t) for t in v.iops_usd_tiers)
+    data["notes"] = tuple(v.notes)
+    return VolumeType(**data)
+
+
+def _to_instance(i: _Instance) -> InstanceType:
+    return InstanceType(
+        name=i.name, vcpu=i.vcpu, memory_gib=i.memory_gib, hourly_usd=i.hourly_usd,
+        nitro=i.nitro, previous_generation=i.previous_generation,
+        ebs=EbsLimits(**i.ebs.model_dump()) if i.ebs else None,
+        store=InstanceStore(**i.store.model_dump()) if i.store else None,
+        sources=i.sources, notes=tuple(i.notes))
+
+
+def _to_local(d: _Local) -> LocalDevice:
+    data = d.model_dump()
+    data["notes"] = tuple(d.notes)
+    return LocalDevice(**data)
+
+
+def _read_json(origin: str, text: str) -> _File:
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CatalogError(f"{origin}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{origin}: the top level must be an object")
+    try:
+        parsed = _File.model_validate(raw)
+    except ValidationError as exc:
+        raise CatalogError(f"{origin}: {_first_error(exc)}") from None
+    if parsed.schema_version != SCHEMA_VERSION:
+        raise CatalogError(f"{origin}: field schema_version: {parsed.schema_version} is not "
+                           f"supported (this advisor reads version {SCHEMA_VERSION})")
+    return parsed
+
+
+def _merge(base: Catalog | None, origin: str, f: _File) -> Catalog:
+    volumes = dict(base.volume_types) if base else {}
+    instances = dict(base.instance_types) if base else {}
+    profiles = dict(base.latency_profiles) if base else {}
+    locals_ = dict(base.local_devices) if base else {}
+    for p in _entries(origin, "latency profile", f.latency_profiles, _Profile):
+        profiles[p.name] = _to_profile(p)
+    for v in _entries(origin, "volume type", f.volume_types, _Volume):
+        volumes[v.name] = _to_volume(v)
+    for i in _entries(origin, "instance type", f.instance_types, _Instance):
+        instances[i.name] = _to_instance(i)
+    for d in _entries(origin, "local device", f.local_devices, _Local):
+        locals_[d.name] = _to_local(d)
+    _check_references(origin, volumes, instances, profiles, locals_)
+    return Catalog(
+        schema_version=SCHEMA_VERSION,
+        catalog_version=f.catalog_version or (base.catalog_version if base else "user"),
+        region=f.region or (base.region if base else "unknown"),
+        volume_types=volumes, instance_types=instances, latency_profiles=profiles,
+        local_devices=locals_,
+        sources={**(base.sources if base else {}), **f.sources},
+        origins=(*(base.origins if base else ()), origin))
+
+
+def _check_references(origin: str, volumes: Mapping[str, VolumeType],
+                      instances: Mapping[str, InstanceType],
+                      profiles: Mapping[str, LatencyProfile],
+                      locals_: Mapping[str, LocalDevice]) -> None:
+    refs: list[tuple[str, str, str]] = [("volume type", v.name, v.latency_profile)
+                                        for v in volumes.values()]
+    refs += [("instance type", i.name, i.store.latency_profile)
+             for i in instances.values() if i.store]
+    refs += [("local device", d.name, d.latency_profile) for d in locals_.values()]
+    for kind, name, profile in refs:
+        if profile not in profiles:
+            raise CatalogError(f"{origin}: {kind} {name}: field latency_profile: unknown "
+                               f"profile {profile!r} (known: {', '.join(sorted(profiles))})")
+
+
+@lru_cache(maxsize=1)
+def builtin_catalog() -> Catalog:
+    """The catalog shipped inside the package (us-east-1)."""
+    text = resources.files("advisor.catalog").joinpath("data", BUILTIN_NAME).read_text("utf-8")
+    return _merge(None, f"built-in {BUILTIN_NAME}", _read_json(f"built-in {BUILTIN_NAME}", text))
+
+
+def extend_catalog(base: Catalog, origin: str, text: str) -> Catalog:
+    """`base` with the entries of a user catalog (JSON `text` read from `origin`) added or
+    overriding. Reading the file is the caller's job (the edge: CLI, `advisor.userfiles`)."""
+    return _merge(base, origin, _read_json(origin, text))

@@ -1,0 +1,194 @@
+"""Catalog value objects: EBS volume types, instance types, device latency profiles.
+
+Every figure in the shipped data carries a source tag (see `Catalog.sources`); figures that are
+not published say so in `notes`. These objects are frozen and keyword-only; pydantic is used only
+where a file is read (`advisor.catalog.load`).
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Media = Literal["ssd", "hdd"]
+# How a volume type's IOPS and throughput follow from its size and provisioned values.
+VolumeModel = Literal["gp2", "gp3", "io1", "io2", "throughput_credits", "magnetic"]
+StoreKind = Literal["nvme", "ssd", "hdd"]
+EbsOptimization = Literal["default", "optional", "unsupported"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LatencyDist:
+    """Service time of one small I/O on an idle device: log-normal body plus a rare heavy tail.
+
+    The tail is drawn log-uniformly between `tail_min_ms` and `tail_max_ms` with probability
+    `tail_probability` (device stalls: EBS hiccups, NVMe garbage collection, HDD retries).
+    """
+
+    median_ms: float
+    sigma: float
+    tail_probability: float = 0.0
+    tail_min_ms: float = 0.0
+    tail_max_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LatencyProfile:
+    """Latency and per-I/O transfer speed of one device class (e.g. `ebs-gp2`, `nvme-i3`)."""
+
+    name: str
+    read: LatencyDist
+    write: LatencyDist
+    # Streaming speed of a single I/O once the device has started it: transfer time = bytes / it.
+    transfer_mibps: float
+    # Time to make a write durable (fsync/flush barrier) beyond the write itself.
+    flush_ms: float = 0.0
+    sources: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VolumeType:
+    """An EBS volume type and the rules that turn size and provisioned values into limits."""
+
+    name: str
+    title: str
+    media: Media
+    model: VolumeModel
+    min_size_gib: int
+    max_size_gib: int
+    # I/O size accounting: I/Os up to this size count as one; sequential ones merge up to it.
+    io_unit_kib: int
+    # IOPS rules (which fields apply depends on `model`).
+    min_iops: int | None = None
+    max_iops: int
+    max_iops_non_nitro: int | None = None
+    iops_per_gib: float | None = None  # gp2: baseline rate; gp3/io1/io2: maximum ratio
+    included_iops: int | None = None  # gp3: included with every volume
+    burst_iops: int | None = None  # gp2
+    burst_bucket_credits: float | None = None  # gp2 I/O credits
+    # Throughput rules (MiB/s).
+    max_mibps: float
+    included_mibps: float | None = None  # gp3
+    max_mibps_per_iops: float | None = None  # gp3 ratio cap; io2 BE scaling
+    small_volume_max_mibps: float | None = None  # gp2 at or below `small_volume_gib`
+    small_volume_gib: float | None = None  # gp2: 170 GiB
+    full_throughput_gib: float | None = None  # gp2: 334 GiB
+    baseline_mibps_per_tib: float | None = None  # st1/sc1 credit accrual
+    burst_mibps_per_tib: float | None = None  # st1/sc1
+    bucket_mib_per_tib: float | None = None  # st1/sc1: 1 TiB of credits per TiB
+    typical_iops: int | None = None  # magnetic: ~100 average
+    # Prices (us-east-1 unless the user catalog overrides).
+    storage_usd_per_gib_month: float
+    # Provisioned IOPS price tiers: (up to this IOPS count, USD per IOPS-month); gp3 counts only
+    # IOPS above `included_iops`.
+    iops_usd_tiers: tuple[tuple[int, float], ...] = ()
+    throughput_usd_per_mibps_month: float | None = None  # gp3 above included
+    io_requests_usd_per_million: float | None = None  # magnetic
+    # Annual failure rate as a fraction (0.002 = 0.2 %); None where AWS publishes none.
+    annual_failure_rate: float | None = None
+    latency_profile: str
+    sources: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def provisioned_iops(self) -> bool:
+        return self.model in ("gp3", "io1", "io2")
+
+    @property
+    def provisioned_throughput(self) -> bool:
+        return self.model == "gp3"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstanceStore:
+    """The instance's own (ephemeral) disks, as AWS lists them."""
+
+    count: int
+    size_gb: float  # decimal GB as AWS states it
+    kind: StoreKind
+    # AWS: 4 KiB random IOPS at queue-depth saturation over all the instance's devices (floors).
+    read_iops: float | None = None
+    write_iops: float | None = None
+    needs_init: bool = False
+    latency_profile: str
+    # Sequential MiB/s per device; None where unpublished (the model then uses the profile's).
+    seq_mibps_per_device: float | None = None
+    # Saturation IOPS fitted to a published measurement; they win over AWS's floors.
+    measured_read_iops: float | None = None
+    measured_write_iops: float | None = None
+
+    @property
+    def device_read_iops(self) -> float | None:
+        total = self.measured_read_iops or self.read_iops
+        return total / self.count if total else None
+
+    @property
+    def device_write_iops(self) -> float | None:
+        total = self.measured_write_iops or self.write_iops
+        return total / self.count if total else None
+
+    @property
+    def size_gib(self) -> float:
+        return self.size_gb * 1e9 / 2**30
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EbsLimits:
+    """Instance-level EBS limits: shared by all EBS volumes attached to the instance."""
+
+    optimization: EbsOptimization
+    baseline_mbps: float
+    max_mbps: float
+    baseline_mbs: float  # MB/s at 128 KiB I/O
+    max_mbs: float
+    baseline_iops: float  # at 16 KiB I/O
+    max_iops: float
+    burst: bool  # max for 30 minutes at least once every 24 hours, then baseline
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InstanceType:
+    name: str
+    vcpu: int
+    memory_gib: float
+    hourly_usd: float
+    nitro: bool
+    previous_generation: bool = False
+    ebs: EbsLimits | None  # None: EBS optimization unsupported (volumes still attach, unmanaged)
+    store: InstanceStore | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def family(self) -> str:
+        return self.name.split(".", 1)[0]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LocalDevice:
+    """A device measured on a real machine (`advisor calibrate`), usable as `local:NAME`."""
+
+    name: str
+    capacity_gib: float
+    read_iops: float  # saturation, at `block_kib`
+    write_iops: float
+    block_kib: int
+    seq_read_mibps: float
+    seq_write_mibps: float
+    latency_profile: str
+    sources: Mapping[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Catalog:
+    schema_version: int
+    catalog_version: str
+    region: str
+    volume_types: Mapping[str, VolumeType]
+    instance_types: Mapping[str, InstanceType]
+    latency_profiles: Mapping[str, LatencyProfile]
+    local_devices: Mapping[str, LocalDevice]
+    sources: Mapping[str, str]
+    # Where entries came from, e.g. ("built-in us-east-1", "/home/me/private.json").
+    origins: tuple[str, ...] = ()

@@ -1,0 +1,48 @@
+"""Shared CLI pieces: output format, catalog option, JSON/table printing."""
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table for people, json for tools")]
+CatalogOpt = Annotated[
+    list[Path] | None,
+    typer.Option("--catalog", help="user catalog JSON that adds or overrides entries "
+                 "(repeatable; also $ADVISOR_CATALOG)", show_default=False),
+]
+
+
+def load(catalog_files: list[Path] | None):  # -> Catalog (import kept lazy for start-up time)
+    from advisor.userfiles import load_catalog
+
+    return load_catalog(catalog_files or ())
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=_default) + "\n")
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, float) and value != value:
+        return None
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def usd(value: float) -> str:
+    return f"${value:,.2f}"

@@ -1,0 +1,87 @@
+"""The `advisor` command line: thin adapters over the core calls.
+
+Errors the user can fix print one line on stderr and exit 2; an SLO nobody can meet exits 1.
+"""
+
+import sys
+
+import typer
+
+try:  # typer >= 0.20 vendors its own click
+    from typer._click import exceptions as click_exc
+except ImportError:  # pragma: no cover - older typer on plain click
+    from click import exceptions as click_exc  # type: ignore[no-redef]
+
+from advisor import __version__
+from advisor.cli import catalog_cmd, layout_cmd
+from advisor.errors import AdvisorError, InfeasibleSlo
+
+app = typer.Typer(
+    name="advisor",
+    help="Database-workload simulator and AWS storage sizing advisor.\n\n"
+    "Start with `advisor size --tps 627 --reads 3.25`: the cheapest instance + storage layout "
+    "that sustains 627 transactions/s at 3.25 reads per write within a p99 latency SLO.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+catalog_cmd.register(app)
+layout_cmd.register(app)
+
+
+def _optional(module: str) -> None:
+    """Register the commands of a module that may not exist yet in this checkout."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return
+    mod.register(app)
+
+
+for _name in ("advisor.cli.simulate_cmd", "advisor.cli.size_cmd", "advisor.cli.replay",
+              "advisor.cli.report_cmd", "advisor.cli.serve_cmd"):
+    _optional(_name)
+
+
+@app.command("version", help="Print the advisor version.")
+def version() -> None:
+    typer.echo(__version__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the app and turns every user error into one line."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except InfeasibleSlo as exc:
+        typer.echo(f"no layout meets the SLO: {exc}", err=True)
+        return 1
+    except AdvisorError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        return 2
+    except click_exc.NoArgsIsHelpError:
+        return 0
+    except click_exc.UsageError as exc:
+        where = exc.ctx.command_path if exc.ctx else "advisor"
+        message = " ".join(exc.format_message().split())
+        typer.echo(f"error: {message} (see {where} --help)", err=True)
+        return 2
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except click_exc.ClickException as exc:
+        typer.echo(f"error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

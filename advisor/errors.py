@@ -1,0 +1,33 @@
+"""Domain errors: raised by the core with a message a user can act on, translated at the edges.
+
+The CLI turns every `AdvisorError` into one line and exit code 2; the API into a 422 with the same
+text. `InfeasibleSlo` is the exception: it is a valid question with a "no" answer (exit code 1).
+"""
+
+
+class AdvisorError(Exception):
+    """Base of every error the user caused and can fix."""
+
+
+class InvalidInput(AdvisorError):
+    """A request parameter is out of range or malformed."""
+
+
+class CatalogError(AdvisorError):
+    """A catalog file is malformed; the message names the file, the entry and the field."""
+
+
+class UnknownInstance(AdvisorError):
+    """The instance type is not in the catalog."""
+
+
+class UnknownDevice(AdvisorError):
+    """The device (volume type, `store` or `local:PROFILE`) is not in the catalog."""
+
+
+class InvalidLayout(AdvisorError):
+    """A layout spec does not parse or violates a limit of its instance or volume type."""
+
+
+class InfeasibleSlo(AdvisorError):
+    """No candidate meets the SLO: a valid question whose answer is no."""

@@ -1,0 +1,92 @@
+"""Monthly cost of a layout: instance hours plus every volume's storage, IOPS and throughput."""
+
+from dataclasses import dataclass
+
+from advisor.catalog.model import VolumeType
+from advisor.layout.model import Layout
+
+HOURS_PER_MONTH = 730
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostItem:
+    item: str
+    quantity: float
+    unit: str
+    unit_usd: float
+    monthly_usd: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cost:
+    instance_usd: float
+    storage_usd: float
+    items: tuple[CostItem, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def monthly_usd(self) -> float:
+        return self.instance_usd + self.storage_usd
+
+
+def tiered_iops_usd(tiers: tuple[tuple[int, float], ...], iops: float) -> list[tuple[float, float]]:
+    """Split `iops` over price tiers: [(iops in tier, USD per IOPS-month), ...]."""
+    parts, below = [], 0.0
+    for upto, price in tiers:
+        if iops <= below:
+            break
+        in_tier = min(iops, upto) - below
+        parts.append((in_tier, price))
+        below = upto
+    return parts
+
+
+def volume_items(vt: VolumeType, size_gib: float, iops: int | None,
+                 mibps: float | None, label: str) -> list[CostItem]:
+    """Cost items of one volume (storage, provisioned IOPS by tier, gp3 extra throughput)."""
+    items = [CostItem(item=f"{label} storage", quantity=size_gib, unit="GiB-month",
+                      unit_usd=vt.storage_usd_per_gib_month,
+                      monthly_usd=size_gib * vt.storage_usd_per_gib_month)]
+    if iops is not None and vt.iops_usd_tiers:
+        billable = iops - (vt.included_iops or 0) if vt.model == "gp3" else iops
+        for in_tier, price in tiered_iops_usd(vt.iops_usd_tiers, billable):
+            if in_tier > 0:
+                items.append(CostItem(item=f"{label} provisioned IOPS", quantity=in_tier,
+                                      unit="IOPS-month", unit_usd=price,
+                                      monthly_usd=in_tier * price))
+    if mibps is not None and vt.throughput_usd_per_mibps_month and vt.included_mibps is not None:
+        extra = mibps - vt.included_mibps
+        if extra > 0:
+            items.append(CostItem(item=f"{label} throughput above {vt.included_mibps:g} MiB/s",
+                                  quantity=extra, unit="MiB/s-month",
+                                  unit_usd=vt.throughput_usd_per_mibps_month,
+                                  monthly_usd=extra * vt.throughput_usd_per_mibps_month))
+    return items
+
+
+def layout_cost(layout: Layout) -> Cost:
+    inst = layout.instance
+    items: list[CostItem] = []
+    notes: list[str] = []
+    instance_usd = 0.0
+    if inst is not None:
+        instance_usd = inst.hourly_usd * HOURS_PER_MONTH
+        items.append(CostItem(item=f"{inst.name} on-demand", quantity=HOURS_PER_MONTH,
+                              unit="hours", unit_usd=inst.hourly_usd, monthly_usd=instance_usd))
+    vt = layout.volume_type
+    if vt is not None:
+        for n in range(layout.spec.count):
+            label = f"{vt.name} volume {n + 1}" if layout.spec.count > 1 else f"{vt.name} volume"
+            items += volume_items(vt, layout.device_size_gib, layout.iops,
+                                  layout.throughput_mibps, label)
+        if vt.io_requests_usd_per_million:
+            notes.append(f"{vt.name} also bills ${vt.io_requests_usd_per_million:g} per million "
+                         "I/O requests (not included: depends on the workload)")
+        if inst is not None and inst.ebs is not None and inst.ebs.optimization == "optional":
+            notes.append(f"{inst.name} bills an extra hourly fee for EBS optimization; its "
+                         "amount is not published in our sources and is not included")
+    elif layout.ephemeral:
+        notes.append("instance store is included in the instance price")
+    storage_usd = sum(i.monthly_usd for i in items) - instance_usd
+    return Cost(instance_usd=instance_usd, storage_usd=storage_usd, items=tuple(items),
+                notes=tuple(notes))

@@ -1,0 +1,44 @@
+"""The edge where user files and the environment enter: catalog files, I/O profiles, results.
+
+The core (catalog, layout, simulator, recommender) takes text and values; this module reads.
+"""
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from advisor.catalog.load import builtin_catalog, extend_catalog
+from advisor.catalog.model import Catalog
+from advisor.errors import CatalogError, InvalidInput
+
+CATALOG_ENV = "ADVISOR_CATALOG"
+
+
+def read_text(path: str | Path, *, what: str) -> str:
+    """The text of a user file, or one line saying why it cannot be read."""
+    try:
+        return Path(path).read_text("utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"{path}: {what} not found") from None
+    except IsADirectoryError:
+        raise InvalidInput(f"{path}: {what} is a directory, not a file") from None
+    except UnicodeDecodeError:
+        raise InvalidInput(f"{path}: {what} is not UTF-8 text") from None
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read {what} ({exc.strerror})") from None
+
+
+def load_catalog(user_files: Iterable[str | Path] = (), *, use_env: bool = True) -> Catalog:
+    """The built-in catalog, then `$ADVISOR_CATALOG` (os.pathsep-separated), then `user_files`."""
+    catalog = builtin_catalog()
+    paths: list[str | Path] = []
+    if use_env and os.environ.get(CATALOG_ENV):
+        paths += [p for p in os.environ[CATALOG_ENV].split(os.pathsep) if p]
+    paths += list(user_files)
+    for path in paths:
+        try:
+            text = read_text(path, what="catalog file")
+        except InvalidInput as exc:
+            raise CatalogError(str(exc)) from None
+        catalog = extend_catalog(catalog, str(path), text)
+    return catalog
