@@ -1,0 +1,150 @@
+"""The discrete-event engine's driver: feeds request batches to the compiled kernel and keeps
+statistics, time series and limiter accounting. Deterministic for a given seed."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.sim.kernel import run_chunk
+from advisor.sim.plan import SimPlan
+from advisor.sim.source import OP_READ, OP_WRITE, Background, RequestSource
+from advisor.sim.stats import LatencyStats
+
+DEFAULT_CHUNK = 65536
+TIMELINE_POINTS = 240
+Progress = Callable[[float], None]  # fraction of simulated time done
+
+
+@dataclass(slots=True, kw_only=True)
+class RawLevel:
+    """What one run measured, before it is turned into the result JSON."""
+
+    duration_s: float
+    warmup_s: float
+    requests: dict[str, int]
+    bytes: dict[str, int]
+    request_latency: dict[str, LatencyStats]  # "read", "write", "all"
+    io_latency: dict[str, LatencyStats]  # device I/Os: "read", "write"
+    background_latency: LatencyStats
+    background_ios: int
+    background_lag_s: float  # how late the last background I/O finished vs. when it was due
+    lim_used: NDArray[np.float64]
+    lim_exhaust: NDArray[np.float64]
+    lim_balance_end: NDArray[np.float64]
+    timeline_dt: float
+    timeline_counts: NDArray[np.int64]
+    timeline_bytes: NDArray[np.float64]
+    timeline_buckets: NDArray[np.float64]  # [bins, tracked]
+    tracked: list[int]
+    seed: int
+    engine: str = "des"
+    notes: list[str] = field(default_factory=list)
+
+
+def _random_block(rng: np.random.Generator, k: int, f: int) -> tuple[NDArray[np.float64], ...]:
+    return (rng.standard_normal((k, f)), rng.random((k, f)), rng.random((k, f)))
+
+
+def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: int,
+            warmup_s: float = 0.0, chunk: int = DEFAULT_CHUNK,
+            progress: Progress | None = None) -> RawLevel:
+    """Simulate `source` on `plan` for `duration_s` simulated seconds."""
+    rng = np.random.default_rng(seed)
+    f = plan.members + 1
+    nl = plan.n_limits
+    limi, limf, devf, devm = plan.packed()
+    lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
+    lims[:, 1] = plan.lim_init
+    lims[:, 4] = -1.0
+    mems = np.zeros((plan.members, 3))  # device free at, last end offset, busy until
+    mems[:, 1] = -1.0
+    heap = np.zeros(max(1, source.concurrency))
+    log_state = np.tile(np.array([0.0, -1.0, -1.0]), (4, 1))
+    tracked = plan.bucket_limits()[:4]
+    track = np.array(tracked, dtype=np.int64)
+    dt = max(duration_s / TIMELINE_POINTS, 1e-3)
+    nbins = int(np.ceil(duration_s / dt)) + 1
+    tl_bal = np.full((nbins, max(1, len(tracked))), np.nan)
+    tl_counts = np.zeros(nbins, dtype=np.int64)
+    tl_bytes = np.zeros(nbins)
+
+    bg: Background = source.background(rng, 0.0, duration_s)
+    bzu = _random_block(rng, len(bg), f)
+    bg_issue = np.zeros(len(bg))
+    bg_done = np.zeros(len(bg))
+    bg_pos = np.zeros(1, dtype=np.int64)
+
+    req_stats = {k: LatencyStats() for k in ("read", "write", "all")}
+    io_stats = {k: LatencyStats() for k in ("read", "write")}
+    counts = {"read": 0, "write": 0, "total": 0}
+    nbytes = {"read": 0, "write": 0, "total": 0}
+    t_sched = 0.0
+    finished = False
+    while not finished:
+        reqs = source.requests(rng, chunk, t_sched)
+        if source.open_rate:
+            t_sched = float(reqs.sched[-1])
+        k = int(reqs.first[-1])
+        z, u, v = _random_block(rng, k, f)
+        out_start = np.zeros(len(reqs))
+        out_end = np.zeros(len(reqs))
+        io_issue = np.zeros(k)
+        io_done = np.zeros(k)
+        ran = run_chunk(
+            reqs.sched, reqs.first, reqs.op, reqs.size, reqs.offset, reqs.aux, z, u, v,
+            bg.sched, bg.op, bg.size, bg.offset, bzu[0], bzu[1], bzu[2], bg_pos,
+            plan.raid, plan.members, plan.chunk_bytes, plan.chain, limi, limf, devf, devm,
+            lims, mems, heap, log_state, duration_s, dt, track, tl_bal,
+            out_start, out_end, io_issue, io_done, bg_issue, bg_done)
+        finished = ran < len(reqs)
+        kio = int(reqs.first[ran])
+        keep = out_start[:ran] >= warmup_s
+        lat = (out_end[:ran] - out_start[:ran])[keep]
+        kind = reqs.kind[:ran][keep]
+        req_stats["all"].add(lat)
+        req_stats["read"].add(lat[kind == 0])
+        req_stats["write"].add(lat[kind == 1])
+        op = reqs.op[:kio]
+        size = reqs.size[:kio]
+        io_keep = io_issue[:kio] >= warmup_s
+        io_lat = io_done[:kio] - io_issue[:kio]
+        for name, code in (("read", OP_READ), ("write", OP_WRITE)):
+            sel = io_keep & ((op == code) | ((op == 2) if code == OP_WRITE else False))
+            io_stats[name].add(io_lat[sel])
+            counts[name] += int(sel.sum())
+            nbytes[name] += int(size[sel].sum())
+        bins = np.minimum((io_done[:kio] / dt).astype(np.int64), nbins - 1)
+        data = op <= 2
+        tl_counts += np.bincount(bins[data], minlength=nbins)
+        tl_bytes += np.bincount(bins[data], weights=size[data].astype(np.float64),
+                                minlength=nbins)
+        if progress is not None:
+            progress(min(1.0, float(heap.min()) / duration_s) if not finished else 1.0)
+    counts["total"] = counts["read"] + counts["write"]
+    nbytes["total"] = nbytes["read"] + nbytes["write"]
+    nbg = int(bg_pos[0])
+    bg_stats = LatencyStats()
+    bg_stats.add((bg_done[:nbg] - bg_issue[:nbg]))
+    lag = float(np.max(bg_done[:nbg] - bg.sched[:nbg])) if nbg else 0.0
+    # Balance at the end, as of the end of the run.
+    bal_end = np.minimum(plan.lim_cap, lims[:, 1] + plan.lim_earn * (duration_s - lims[:, 2]))
+    return RawLevel(duration_s=duration_s, warmup_s=warmup_s, requests=counts, bytes=nbytes,
+                    request_latency=req_stats, io_latency=io_stats, background_latency=bg_stats,
+                    background_ios=nbg, background_lag_s=lag, lim_used=lims[:, 3].copy(),
+                    lim_exhaust=lims[:, 4].copy(), lim_balance_end=bal_end, timeline_dt=dt,
+                    timeline_counts=tl_counts, timeline_bytes=tl_bytes,
+                    timeline_buckets=_ffill(tl_bal, plan, tracked), tracked=tracked, seed=seed)
+
+
+def _ffill(tl: NDArray[np.float64], plan: SimPlan, tracked: list[int]) -> NDArray[np.float64]:
+    out = tl.copy()
+    for b, l in enumerate(tracked):
+        last = plan.lim_init[l]
+        for i in range(out.shape[0]):
+            if np.isnan(out[i, b]):
+                out[i, b] = last
+            else:
+                last = out[i, b]
+    return out

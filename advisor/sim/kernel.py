@@ -1,0 +1,267 @@
+"""The discrete-event kernel, compiled with numba: one pass over requests in time order.
+
+Exact for what it models: closed-loop slots are a min-heap of free times, so requests start in
+time order and every limiter is a FIFO pacing server (`next_free = start + cost / rate`) with an
+optional credit bucket; a member I/O completes after its limiters plus a sampled service time;
+a RAID I/O completes with its slowest member. Group commit: one log write + flush at a time per
+log, commits that arrive meanwhile share the next one.
+
+Ops: 0 read, 1 write, 2 group-commit write (log `aux`), 3 flush only.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
+MIB = 1048576.0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
+    n = heap.shape[0]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            break
+        child = left
+        right = left + 1
+        if right < n and heap[right] < heap[left]:
+            child = right
+        if heap[child] < value:
+            heap[i] = heap[child]
+            i = child
+        else:
+            break
+    heap[i] = value
+
+
+# Packed arrays (fewer arguments per call keeps the per-I/O cost low):
+#   limi[l] = (kind, owner)            limf[l] = (unit bytes, rate, burst, cap, earn)
+#   lims[l] = (next free, balance, balance time, used, exhausted at)
+#   devf[m, op] = (mu, sigma, p tail, log tail lo, log tail hi, device cost s)
+#   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s)
+#   mems[m] = (device free at, last end offset, busy until)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lim_pass(l, t, cost, limi, limf, lims):  # type: ignore[no-untyped-def]
+    start = t if t > lims[l, 0] else lims[l, 0]
+    rate = limf[l, 1]
+    if limf[l, 3] > 0.0:
+        bal = lims[l, 1] + limf[l, 4] * (start - lims[l, 2])
+        if bal > limf[l, 3]:
+            bal = limf[l, 3]
+        lims[l, 2] = start
+        if bal >= cost:
+            rate = limf[l, 2]
+        elif lims[l, 4] < 0.0:
+            lims[l, 4] = start
+        lims[l, 1] = bal - cost
+    else:
+        owner = limi[l, 1]
+        if owner >= 0 and lims[owner, 1] > 0.0:
+            rate = limf[l, 2]
+    lims[l, 0] = start + cost / rate
+    lims[l, 3] += cost
+    return start
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _service(m, opc, z, u, v, size, devf, devm):  # type: ignore[no-untyped-def]
+    if u < devf[m, opc, 2]:
+        svc = math.exp(devf[m, opc, 3] + v * (devf[m, opc, 4] - devf[m, opc, 3]))
+    else:
+        svc = math.exp(devf[m, opc, 0] + devf[m, opc, 1] * z)
+    return svc + size / devm[m, 0]
+
+
+@njit(cache=True, nogil=True)
+def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, devf, devm,  # type: ignore[no-untyped-def]
+            mems, tmp):
+    """Completion time of one logical I/O issued at `t`."""
+    write = 1 if op == 1 or op == 2 else 0
+    if op == 3:  # flush only: every member flushes its cache
+        done = t
+        for m in range(n):
+            d = t + devm[m, 1]
+            if d > done:
+                done = d
+        return done
+    # Map the logical I/O onto (member, offset, size) entries in tmp[0..2].
+    cnt = 0
+    if raid == 0:
+        tmp[0, 0] = 0
+        tmp[1, 0] = off
+        tmp[2, 0] = size
+        cnt = 1
+    else:
+        data = n if raid == 1 else (1 if raid == 2 else n // 2)
+        pos = off
+        remaining = size
+        pieces = 0
+        while remaining > 0:
+            c = pos // chunk
+            within = pos - c * chunk
+            take = chunk - within
+            if take > remaining:
+                take = remaining
+            if raid == 2:
+                slot = 0
+                moff = pos
+            else:
+                slot = c % data
+                moff = (c // data) * chunk + within
+            found = -1
+            for k in range(pieces):
+                if tmp[0, k] == slot:
+                    found = k
+            if found >= 0:
+                tmp[2, found] += take
+            else:
+                tmp[0, pieces] = slot
+                tmp[1, pieces] = moff
+                tmp[2, pieces] = take
+                pieces += 1
+            pos += take
+            remaining -= take
+        if raid == 1:
+            cnt = pieces
+        elif raid == 2:
+            if write == 1:
+                for k in range(n):
+                    tmp[0, k] = k
+                    tmp[1, k] = tmp[1, 0]
+                    tmp[2, k] = tmp[2, 0]
+                cnt = n
+            else:
+                best = 0
+                for k in range(1, n):
+                    if mems[k, 2] < mems[best, 2]:
+                        best = k
+                tmp[0, 0] = best
+                cnt = 1
+        else:
+            if write == 1:
+                for k in range(pieces - 1, -1, -1):
+                    pair = tmp[0, k]
+                    tmp[0, 2 * k] = 2 * pair
+                    tmp[0, 2 * k + 1] = 2 * pair + 1
+                    tmp[1, 2 * k + 1] = tmp[1, k]
+                    tmp[1, 2 * k] = tmp[1, k]
+                    tmp[2, 2 * k + 1] = tmp[2, k]
+                    tmp[2, 2 * k] = tmp[2, k]
+                cnt = 2 * pieces
+            else:
+                for k in range(pieces):
+                    a = 2 * tmp[0, k]
+                    tmp[0, k] = a if mems[a, 2] <= mems[a + 1, 2] else a + 1
+                cnt = pieces
+    done = t
+    for j in range(cnt):
+        m = tmp[0, j]
+        moff = tmp[1, j]
+        msize = tmp[2, j]
+        seq = moff == mems[m, 1]
+        mems[m, 1] = moff + msize
+        tm = t
+        for ci in range(chain.shape[1]):
+            l = chain[m, ci]
+            if l < 0:
+                break
+            kind = limi[l, 0]
+            if kind == KIND_IOPS:
+                units = msize / limf[l, 0]
+                if not seq:
+                    units = math.ceil(units)
+                    if units < 1.0:
+                        units = 1.0
+                cost = units
+            elif kind == KIND_MIB:
+                cost = msize / MIB
+            else:
+                extra = msize - devm[m, 3]
+                cost = devf[m, write, 5] + (extra / devm[m, 4] if extra > 0 else 0.0)
+            tm = _lim_pass(l, tm, cost, limi, limf, lims)
+        svc = _service(m, write, z[j], u[j], v[j], msize, devf, devm)
+        if op == 2:
+            svc += devm[m, 1]
+        if devm[m, 2] > 0.0:
+            st = tm if tm > mems[m, 0] else mems[m, 0]
+            mems[m, 0] = st + svc
+            d = mems[m, 0]
+        else:
+            d = tm + svc
+        if d > mems[m, 2]:
+            mems[m, 2] = d
+        if d > done:
+            done = d
+    return done
+
+
+@njit(cache=True, nogil=True)
+def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
+              bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+              raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
+              heap, log_state, t_end, tl_dt, tl_track, tl_bal,
+              out_start, out_end, io_issue, io_done, bg_issue, bg_done):
+    """Run requests in order until one would start at or after `t_end`; returns how many ran.
+
+    A request starts at max(free slot, intended start) and runs its I/Os one after another;
+    background I/Os (page flushes, defrag) are issued at their own times between requests.
+    """
+    tmp = np.zeros((3, n + 1), dtype=np.int64)
+    nreq = req_sched.shape[0]
+    nbg = bg_sched.shape[0]
+    nbins = tl_bal.shape[0]
+    for i in range(nreq):
+        slot = heap[0]
+        sched = req_sched[i]
+        t = slot if slot > sched else sched
+        if t >= t_end:
+            return i
+        # Background I/Os due before this request starts.
+        while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= t:
+            b = bg_pos[0]
+            bt = bg_sched[b]
+            bg_issue[b] = bt
+            bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z[b], bg_u[b], bg_v[b],
+                                 raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            bg_pos[0] += 1
+        intended = sched if sched >= 0.0 else t
+        out_start[i] = intended
+        cur = t
+        for k in range(req_first[i], req_first[i + 1]):
+            op = io_op[k]
+            io_issue[k] = cur
+            if op == 2:
+                log = io_aux[k]
+                # log_state[log]: 0 current flush done, 1 forming group start, 2 its done (-1)
+                if log_state[log, 2] >= 0.0 and cur > log_state[log, 1]:
+                    log_state[log, 0] = log_state[log, 2]
+                    log_state[log, 2] = -1.0
+                if log_state[log, 2] >= 0.0:
+                    d = log_state[log, 2]
+                elif cur >= log_state[log, 0]:
+                    d = _submit(cur, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+                    log_state[log, 0] = d
+                else:
+                    start = log_state[log, 0]
+                    d = _submit(start, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+                    log_state[log, 1] = start
+                    log_state[log, 2] = d
+            else:
+                d = _submit(cur, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            io_done[k] = d
+            cur = d
+        out_end[i] = cur
+        _heap_replace_top(heap, cur)
+        bin_ = int(t / tl_dt)
+        if bin_ < nbins:
+            for b in range(tl_track.shape[0]):
+                l = tl_track[b]
+                bal = lims[l, 1] + limf[l, 4] * (t - lims[l, 2])
+                tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
+    return nreq

@@ -1,0 +1,174 @@
+"""Compile a layout into the flat arrays the engines run on.
+
+The plan holds every rate limit of `advisor.layout.limits` (volume, instance, device) as a
+limiter with a pacing rate and an optional credit bucket, and per RAID member the chain of
+limiters its I/Os pass, its service-time distribution and whether the device serves one I/O at a
+time (a spinning disk) or many in parallel (EBS, NVMe).
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.catalog.model import Catalog, LatencyDist, LatencyProfile
+from advisor.layout.capacity import limits_of, profile_of
+from advisor.layout.limits import DeviceSpeed, RateLimit
+from advisor.layout.model import Layout
+
+KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
+RAID_CODES = {None: 0, "raid0": 1, "raid1": 2, "raid10": 3}
+MIB = 2**20
+
+
+@dataclass(slots=True, kw_only=True)
+class SimPlan:
+    """Arrays for the engines; `limit_names[i]` names limiter i for reports."""
+
+    layout: str
+    raid: int
+    members: int
+    chunk_bytes: int
+    limit_names: list[str]
+    limit_scope: list[str]
+    lim_kind: NDArray[np.int64]
+    lim_unit_bytes: NDArray[np.float64]
+    lim_rate: NDArray[np.float64]  # sustained
+    lim_burst: NDArray[np.float64]  # while credits last (== rate when no bucket)
+    lim_cap: NDArray[np.float64]  # bucket capacity (0: none)
+    lim_init: NDArray[np.float64]
+    lim_earn: NDArray[np.float64]
+    lim_owner: NDArray[np.int64]  # limiter whose bucket gates the burst (-1: none)
+    chain: NDArray[np.int64]  # [members, max chain] limiter indices, -1 padded
+    # device per member: [member, op] with op 0 read / 1 write
+    dev_mu: NDArray[np.float64]
+    dev_sigma: NDArray[np.float64]
+    dev_ptail: NDArray[np.float64]
+    dev_tail_lo: NDArray[np.float64]  # log of seconds
+    dev_tail_hi: NDArray[np.float64]
+    dev_xfer_bps: NDArray[np.float64]
+    dev_flush_s: NDArray[np.float64]
+    dev_serial: NDArray[np.int64]
+    dev_cost: NDArray[np.float64]  # [member, op]: device-seconds per rated I/O
+    dev_rated_bytes: NDArray[np.float64]
+    dev_seq_bps: NDArray[np.float64]
+    profile: LatencyProfile
+    notes: list[str] = field(default_factory=list)
+
+    def packed(self) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
+                              NDArray[np.float64]]:
+        """(limi, limf, devf, devm): the layout of `advisor.sim.kernel`."""
+        limi = np.stack([self.lim_kind, self.lim_owner], axis=1).astype(np.int64)
+        limf = np.stack([self.lim_unit_bytes, self.lim_rate, self.lim_burst, self.lim_cap,
+                         self.lim_earn], axis=1) if self.n_limits else np.zeros((0, 5))
+        devf = np.stack([self.dev_mu, self.dev_sigma, self.dev_ptail, self.dev_tail_lo,
+                         self.dev_tail_hi, self.dev_cost], axis=2)
+        devm = np.stack([self.dev_xfer_bps, self.dev_flush_s, self.dev_serial.astype(np.float64),
+                         self.dev_rated_bytes, self.dev_seq_bps], axis=1)
+        return limi, np.ascontiguousarray(limf), np.ascontiguousarray(devf), devm
+
+    @property
+    def n_limits(self) -> int:
+        return len(self.limit_names)
+
+    def bucket_limits(self) -> list[int]:
+        return [i for i in range(self.n_limits) if self.lim_cap[i] > 0]
+
+
+def _dist_params(d: LatencyDist) -> tuple[float, float, float, float, float]:
+    lo = max(d.tail_min_ms, d.median_ms) / 1000
+    hi = max(d.tail_max_ms, lo * 1000) / 1000
+    return (math.log(d.median_ms / 1000), d.sigma, d.tail_probability, math.log(lo), math.log(hi))
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.scope: list[str] = []
+        self.rows: list[tuple[int, float, float, float, float, float, float, int]] = []
+
+    def add(self, limit: RateLimit, *, owner_lookup: dict[str, int] | None = None) -> int:
+        kind = KIND_IOPS if limit.unit == "iops" else KIND_MIB
+        unit = float((limit.io_unit_kib or 0) * 1024) if kind == KIND_IOPS else float(MIB)
+        burst = limit.burst if limit.burst is not None else limit.sustained
+        cap = limit.bucket.capacity if limit.bucket else 0.0
+        init = limit.bucket.initial if limit.bucket else 0.0
+        earn = limit.bucket.earn_per_s if limit.bucket else 0.0
+        owner = -1
+        if limit.bucket is not None:
+            owner = len(self.rows)
+        elif limit.shares_bucket_of and owner_lookup is not None:
+            owner = owner_lookup.get(limit.shares_bucket_of, -1)
+        self.names.append(limit.name)
+        self.scope.append(limit.scope)
+        self.rows.append((kind, unit, limit.sustained, burst, cap, init, earn, owner))
+        return len(self.rows) - 1
+
+    def add_device(self, name: str) -> int:
+        self.names.append(name)
+        self.scope.append("device")
+        self.rows.append((KIND_DEVICE, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0, -1))
+        return len(self.rows) - 1
+
+
+def compile_plan(layout: Layout, catalog: Catalog) -> SimPlan:
+    """The simulator's view of `layout`: the same limits `advisor layout` prints."""
+    lim = limits_of(layout, catalog)
+    profile = profile_of(layout, catalog)
+    n = layout.spec.count
+    b = _Builder()
+    shared = [b.add(x) for x in lim.instance_limits]
+    chains: list[list[int]] = []
+    serial = np.zeros(n, dtype=np.int64)
+    notes: list[str] = []
+    device: DeviceSpeed | None = lim.device
+    for m in range(n):
+        own: dict[str, int] = {}
+        chain = list(shared)
+        for x in lim.member_limits:
+            idx = b.add(x, owner_lookup=own)
+            own[x.name] = idx
+            chain.append(idx)
+        if device is not None:
+            kind = "instance-store" if layout.ephemeral else "local"
+            chain.append(b.add_device(f"{kind} device {m + 1} capacity" if n > 1
+                                      else f"{kind} device capacity"))
+        elif layout.volume_type is None:
+            serial[m] = 1  # HDD instance store: one seek at a time
+        chains.append(chain)
+    if layout.volume_type is None and device is None:
+        notes.append("HDD instance store: AWS publishes no IOPS; each disk serves one I/O at a "
+                     "time with the profile's seek time (similar to standard EBS [S27])")
+    width = max(len(c) for c in chains)
+    chain_arr = np.full((n, max(width, 1)), -1, dtype=np.int64)
+    for m, c in enumerate(chains):
+        chain_arr[m, :len(c)] = c
+    rows = np.array(b.rows, dtype=np.float64).reshape(-1, 8) if b.rows else np.zeros((0, 8))
+    mu = np.zeros((n, 2))
+    sigma = np.zeros((n, 2))
+    ptail = np.zeros((n, 2))
+    tlo = np.zeros((n, 2))
+    thi = np.zeros((n, 2))
+    for op, dist in enumerate((profile.read, profile.write)):
+        p = _dist_params(dist)
+        mu[:, op], sigma[:, op], ptail[:, op], tlo[:, op], thi[:, op] = p
+    dev_cost = np.zeros((n, 2))
+    rated = np.zeros(n)
+    seq = np.full(n, profile.transfer_mibps * MIB)
+    if device is not None:
+        dev_cost[:, 0] = 1.0 / device.read_iops
+        dev_cost[:, 1] = 1.0 / device.write_iops
+        rated[:] = device.rated_kib * 1024
+        seq[:] = device.seq_mibps * MIB
+    return SimPlan(
+        layout=str(layout.spec), raid=RAID_CODES[layout.spec.raid], members=n,
+        chunk_bytes=layout.spec.chunk_kib * 1024, limit_names=b.names, limit_scope=b.scope,
+        lim_kind=rows[:, 0].astype(np.int64), lim_unit_bytes=rows[:, 1].copy(),
+        lim_rate=rows[:, 2].copy(), lim_burst=rows[:, 3].copy(), lim_cap=rows[:, 4].copy(),
+        lim_init=rows[:, 5].copy(), lim_earn=rows[:, 6].copy(),
+        lim_owner=rows[:, 7].astype(np.int64), chain=chain_arr,
+        dev_mu=mu, dev_sigma=sigma, dev_ptail=ptail, dev_tail_lo=tlo, dev_tail_hi=thi,
+        dev_xfer_bps=np.full(n, profile.transfer_mibps * MIB),
+        dev_flush_s=np.full(n, profile.flush_ms / 1000), dev_serial=serial, dev_cost=dev_cost,
+        dev_rated_bytes=rated, dev_seq_bps=seq, profile=profile, notes=notes)

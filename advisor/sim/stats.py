@@ -1,0 +1,104 @@
+"""Latency accumulation in fixed log-spaced bins (0.5 % wide), like HdrHistogram, so runs of any
+length keep bounded memory; exact count, mean and max are kept beside the bins."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+BINS_PER_DECADE = 460  # bin width ratio 10^(1/460) = 1.005
+LOW_S, HIGH_S = 1e-7, 1e4
+EDGES = np.logspace(np.log10(LOW_S), np.log10(HIGH_S),
+                    int(BINS_PER_DECADE * np.log10(HIGH_S / LOW_S)) + 1)
+_LOG_LOW = float(np.log(LOW_S))
+_LOG_STEP = float(np.log(EDGES[1] / EDGES[0]))
+PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
+# ACT-style report thresholds (ms): % of operations over each.
+ACT_THRESHOLDS_MS = (1, 2, 4, 8, 16, 32, 64)
+
+
+@dataclass(slots=True)
+class LatencyStats:
+    counts: NDArray[np.int64] = field(default_factory=lambda: np.zeros(EDGES.size + 1, np.int64))
+    n: int = 0
+    total_s: float = 0.0
+    max_s: float = 0.0
+
+    def add(self, latencies_s: NDArray[np.float64]) -> None:
+        if latencies_s.size == 0:
+            return
+        # Same as searchsorted(EDGES, x, "right") for log-spaced edges, without the search.
+        with np.errstate(divide="ignore"):
+            pos = (np.log(np.maximum(latencies_s, 1e-300)) - _LOG_LOW) / _LOG_STEP
+        idx = np.clip(np.floor(pos).astype(np.int64) + 1, 0, EDGES.size)
+        self.counts += np.bincount(idx, minlength=self.counts.size)
+        self.n += int(latencies_s.size)
+        self.total_s += float(latencies_s.sum())
+        self.max_s = max(self.max_s, float(latencies_s.max()))
+
+    def merge(self, other: "LatencyStats") -> None:
+        self.counts += other.counts
+        self.n += other.n
+        self.total_s += other.total_s
+        self.max_s = max(self.max_s, other.max_s)
+
+    @property
+    def mean_s(self) -> float:
+        return self.total_s / self.n if self.n else float("nan")
+
+    def quantile_s(self, q: float) -> float:
+        """The q-th percentile (0-100), interpolated geometrically inside its bin."""
+        if self.n == 0:
+            return float("nan")
+        rank = q / 100.0 * self.n
+        cum = np.cumsum(self.counts)
+        i = int(np.searchsorted(cum, rank, side="left"))
+        i = min(i, self.counts.size - 1)
+        lo = EDGES[i - 1] if i >= 1 else EDGES[0]
+        hi = EDGES[i] if i < EDGES.size else EDGES[-1]
+        before = cum[i - 1] if i >= 1 else 0
+        inside = self.counts[i]
+        frac = (rank - before) / inside if inside else 1.0
+        value = float(lo * (hi / lo) ** min(max(frac, 0.0), 1.0))
+        return min(value, self.max_s)
+
+    def fraction_over_s(self, threshold_s: float) -> float:
+        if self.n == 0:
+            return 0.0
+        i = int(np.searchsorted(EDGES, threshold_s, side="right"))
+        return float(self.counts[i:].sum()) / self.n
+
+    def summary_ms(self) -> dict[str, float | None]:
+        if self.n == 0:
+            return {**{k: None for k in PERCENTILES}, "max": None, "mean": None}
+        out: dict[str, float | None] = {k: round(self.quantile_s(q) * 1000, 4)
+                                        for k, q in PERCENTILES.items()}
+        out["max"] = round(self.max_s * 1000, 4)
+        out["mean"] = round(self.mean_s * 1000, 4)
+        return out
+
+    def histogram(self) -> list[dict[str, Any]]:
+        """Coarse histogram for reports: power-of-two buckets in microseconds."""
+        if self.n == 0:
+            return []
+        out = []
+        lo = 1e-6
+        while lo < HIGH_S:
+            hi = lo * 2
+            a = int(np.searchsorted(EDGES, lo, side="right"))
+            b = int(np.searchsorted(EDGES, hi, side="right"))
+            count = int(self.counts[a:b].sum())
+            if count:
+                out.append({"ge_ms": round(lo * 1000, 4), "lt_ms": round(hi * 1000, 4),
+                            "count": count})
+            lo = hi
+        below = int(self.counts[: int(np.searchsorted(EDGES, 1e-6, side="right"))].sum())
+        if below:
+            out.insert(0, {"ge_ms": 0.0, "lt_ms": 0.001, "count": below})
+        return out
+
+    def act_row(self) -> dict[str, float]:
+        """% of operations over 1, 2, 4 ... 64 ms (ACT's report row)."""
+        return {f"gt_{t}ms_pct": round(100 * self.fraction_over_s(t / 1000), 4)
+                for t in ACT_THRESHOLDS_MS}
