@@ -42,3 +42,19 @@ def load_catalog(user_files: Iterable[str | Path] = (), *, use_env: bool = True)
             raise CatalogError(str(exc)) from None
         catalog = extend_catalog(catalog, str(path), text)
     return catalog
+
+
+def write_json(path: str | Path, data: object) -> None:
+    """Write JSON atomically: a crash leaves the old file or the new one, never half of one."""
+    import json
+    import tempfile
+
+    target = Path(path)
+    try:
+        with tempfile.NamedTemporaryFile("w", dir=target.parent or ".", prefix=f".{target.name}.",
+                                         suffix=".tmp", delete=False, encoding="utf-8") as tmp:
+            json.dump(data, tmp, indent=2)
+            tmp.write("\n")
+        os.replace(tmp.name, target)
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot write ({exc.strerror})") from None

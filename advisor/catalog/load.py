@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -76,9 +76,10 @@ class _Volume(_Strict):
     bucket_mib_per_tib: float | None = None
     typical_iops: int | None = None
     storage_usd_per_gib_month: float = Field(ge=0)
-    iops_usd_tiers: list[tuple[int, float]] = []
-    throughput_usd_per_mibps_month: float | None = None
-    io_requests_usd_per_million: float | None = None
+    # (up to this IOPS count, USD per IOPS-month): no price may be negative
+    iops_usd_tiers: list[tuple[Annotated[int, Field(gt=0)], Annotated[float, Field(ge=0)]]] = []
+    throughput_usd_per_mibps_month: float | None = Field(default=None, ge=0)
+    io_requests_usd_per_million: float | None = Field(default=None, ge=0)
     annual_failure_rate: float | None = Field(default=None, ge=0, le=1)
     latency_profile: str
     sources: dict[str, str] = {}

@@ -46,7 +46,8 @@ def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None
     table = Table(title=f"Instance types ({cat.region}, catalog {cat.catalog_version})")
     for col in ("instance", "vCPU", "GiB", "$/h", "$/month", "EBS IOPS base/max",
                 "EBS MB/s base/max", "burst", "instance store"):
-        table.add_column(col, justify="left" if col in ("instance", "instance store") else "right")
+        table.add_column(col, justify="left" if col in ("instance", "instance store") else "right",
+                         no_wrap=col == "instance", overflow="fold")
     for i in rows:
         e = i.ebs
         store = (f"{i.store.count} x {i.store.size_gb:g} GB {i.store.kind.upper()}"
@@ -69,7 +70,7 @@ def volumes(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None:
         return
     table = Table(title=f"EBS volume types ({cat.region}, catalog {cat.catalog_version})")
     for col in ("type", "media", "size", "IOPS", "MiB/s", "$/GiB-month", "IOPS price", "AFR"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "type", overflow="fold")
     for v in rows:
         table.add_row(v.name, v.media.upper(), f"{v.min_size_gib:,}-{v.max_size_gib:,} GiB",
                       _iops_rule(v), f"up to {v.max_mibps:,.0f}",

@@ -56,7 +56,7 @@ def version() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every user error into one line."""
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, prog_name="advisor", standalone_mode=False)
     except InfeasibleSlo as exc:
         typer.echo(f"no layout meets the SLO: {exc}", err=True)
         return 1

@@ -56,7 +56,9 @@ def _per_io_rate(limit: RateLimit, sub_kib: float, *, bursting: bool) -> float:
     """Member I/Os per second this limit allows for I/Os of `sub_kib`."""
     rate = limit.rate(bursting=bursting)
     if limit.unit == "mibps":
-        return rate * 1024 / sub_kib
+        charged = (math.ceil(sub_kib / limit.io_unit_kib) * limit.io_unit_kib
+                   if limit.io_unit_kib else sub_kib)
+        return rate * 1024 / charged
     units = math.ceil(sub_kib / limit.io_unit_kib) if limit.io_unit_kib else 1
     return rate / units
 

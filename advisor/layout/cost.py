@@ -87,6 +87,7 @@ def layout_cost(layout: Layout) -> Cost:
                          "amount is not published in our sources and is not included")
     elif layout.ephemeral:
         notes.append("instance store is included in the instance price")
-    storage_usd = sum(i.monthly_usd for i in items) - instance_usd
+    storage_usd = sum(i.monthly_usd for i in items[1:] if inst is not None) if inst else sum(
+        i.monthly_usd for i in items)
     return Cost(instance_usd=instance_usd, storage_usd=storage_usd, items=tuple(items),
                 notes=tuple(notes))

@@ -4,7 +4,7 @@ from dataclasses import asdict
 from typing import Any
 
 from advisor.catalog.model import Catalog
-from advisor.layout.capacity import capacity_table, limits_of
+from advisor.layout.capacity import capacity_table, limits_of, profile_of
 from advisor.layout.cost import Cost, layout_cost
 from advisor.layout.durability import layout_durability
 from advisor.layout.limits import RateLimit
@@ -55,6 +55,12 @@ def describe(layout: Layout, catalog: Catalog) -> dict[str, Any]:
                        "read_iops": round(d.read_iops), "write_iops": round(d.write_iops),
                        "rated_kib": d.rated_kib, "seq_mibps": round(d.seq_mibps, 1),
                        "array_read_iops": round(d.read_iops * lim.members)})
+    elif layout.volume_type is None and layout.local is None:
+        profile = profile_of(layout, catalog)
+        limits.append({"name": "disk seek time", "scope": "device", "unit": "iops",
+                       "per_disk_iops": round(1000 / profile.read.median_ms, 1),
+                       "note": "HDD instance store: AWS publishes no IOPS; one I/O at a time per "
+                               "disk at the profile's median seek time"})
     limits += [_limit_json(x, 1) for x in lim.instance_limits]
     inst = layout.instance
     return {

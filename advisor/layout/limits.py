@@ -43,7 +43,8 @@ class RateLimit:
     sustained: float  # rate with no credits left
     burst: float | None = None  # rate while credits last
     bucket: Bucket | None = None
-    # IOPS accounting: an I/O up to this size counts as one; larger ones split (EBS only).
+    # Accounting: an I/O up to this size counts as one I/O (IOPS limits) or as this many KiB
+    # (HDD throughput limits); physically sequential I/Os merge up to it, larger ones split.
     io_unit_kib: int | None = None
     # Which bucket decides the burst when it is another limit's (gp2 throughput 170-334 GiB).
     shares_bucket_of: str | None = None
@@ -146,9 +147,10 @@ def _hdd(vt: VolumeType, size_gib: float) -> tuple[RateLimit, ...]:
                     earn_per_s=base, unit="MiB")
     return (RateLimit(name=f"{vt.name} volume IOPS", scope="volume", unit="iops",
                       sustained=float(vt.max_iops), io_unit_kib=vt.io_unit_kib),
+            # every I/O up to 1 MiB spends 1 MiB of throughput credit [S4]
             RateLimit(name=f"{vt.name} volume throughput", scope="volume", unit="mibps",
                       sustained=base, burst=burst if burst > base else None,
-                      bucket=bucket if burst > base else None))
+                      bucket=bucket if burst > base else None, io_unit_kib=vt.io_unit_kib))
 
 
 def instance_limits(layout: Layout) -> tuple[RateLimit, ...]:

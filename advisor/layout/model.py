@@ -190,10 +190,13 @@ def _check_iops(spec: LayoutSpec, vt: VolumeType, instance: InstanceType, size: 
         raise InvalidLayout(f"layout {spec}: {iops} iops is over the {vt.name} maximum of "
                             f"{top}{where}")
     ratio = vt.iops_per_gib
-    if ratio is not None and iops > ratio * size:
+    # gp3's included IOPS come with any size [S2]; the ratio bounds only what is bought above.
+    allowed = max(int(ratio * size), vt.included_iops or 0) if ratio is not None else top
+    if iops > allowed:
+        assert ratio is not None
         need = -(-iops // int(ratio))
         raise InvalidLayout(f"layout {spec}: {iops} iops is over the {vt.name} {ratio:g}:1 "
-                            f"IOPS:GiB ratio for {format_gib(size)} (max {int(ratio * size)}; "
+                            f"IOPS:GiB ratio for {format_gib(size)} (max {allowed}; "
                             f"{iops} iops needs at least {need}GiB)")
 
 

@@ -31,6 +31,7 @@ class RawLevel:
     background_ios: int
     background_lag_s: float  # how late the last background I/O finished vs. when it was due
     lim_used: NDArray[np.float64]
+    serial_busy_s: NDArray[np.float64]  # per member, devices that serve one I/O at a time
     lim_exhaust: NDArray[np.float64]
     lim_balance_end: NDArray[np.float64]
     timeline_dt: float
@@ -58,7 +59,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
     lims[:, 1] = plan.lim_init
     lims[:, 4] = -1.0
-    mems = np.zeros((plan.members, 3))  # device free at, last end offset, busy until
+    mems = np.zeros((plan.members, 4))  # free at, last end offset, busy until, serial busy s
     mems[:, 1] = -1.0
     heap = np.zeros(max(1, source.concurrency))
     log_state = np.tile(np.array([0.0, -1.0, -1.0]), (4, 1))
@@ -133,6 +134,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     return RawLevel(duration_s=duration_s, warmup_s=warmup_s, requests=counts, bytes=nbytes,
                     request_latency=req_stats, io_latency=io_stats, background_latency=bg_stats,
                     background_ios=nbg, background_lag_s=lag, lim_used=lims[:, 3].copy(),
+                    serial_busy_s=mems[:, 3].copy(),
                     lim_exhaust=lims[:, 4].copy(), lim_balance_end=bal_end, timeline_dt=dt,
                     timeline_counts=tl_counts, timeline_bytes=tl_bytes,
                     timeline_buckets=_ffill(tl_bal, plan, tracked), tracked=tracked, seed=seed)

@@ -39,16 +39,19 @@ def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
 
 
 # Packed arrays (fewer arguments per call keeps the per-I/O cost low):
-#   limi[l] = (kind, owner)            limf[l] = (unit bytes, rate, burst, cap, earn)
+#   limi[l] = (kind, owner)            limf[l] = (unit bytes, rate, burst, cap, earn, tau s)
 #   lims[l] = (next free, balance, balance time, used, exhausted at)
 #   devf[m, op] = (mu, sigma, p tail, log tail lo, log tail hi, device cost s)
-#   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s)
-#   mems[m] = (device free at, last end offset, busy until)
+#   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s, own last limiter)
+#   mems[m] = (device free at, last end offset, busy until, serial busy seconds)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _lim_pass(l, t, cost, limi, limf, lims):  # type: ignore[no-untyped-def]
-    start = t if t > lims[l, 0] else lims[l, 0]
+    # GCRA: lims[l, 0] is the theoretical arrival time; an I/O may start up to `tau` before it.
+    tat = lims[l, 0]
+    earliest = tat - limf[l, 5]
+    start = t if t > earliest else earliest
     rate = limf[l, 1]
     if limf[l, 3] > 0.0:
         bal = lims[l, 1] + limf[l, 4] * (start - lims[l, 2])
@@ -64,18 +67,29 @@ def _lim_pass(l, t, cost, limi, limf, lims):  # type: ignore[no-untyped-def]
         owner = limi[l, 1]
         if owner >= 0 and lims[owner, 1] > 0.0:
             rate = limf[l, 2]
-    lims[l, 0] = start + cost / rate
+    lims[l, 0] = (start if start > tat else tat) + cost / rate
     lims[l, 3] += cost
     return start
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _service(m, opc, z, u, v, size, devf, devm):  # type: ignore[no-untyped-def]
-    if u < devf[m, opc, 2]:
+    if devf[m, opc, 1] < 0.0:  # exponential service with mean exp(mu) (theory checks)
+        svc = -math.exp(devf[m, opc, 0]) * math.log(1.0 - v)
+    elif u < devf[m, opc, 2]:
         svc = math.exp(devf[m, opc, 3] + v * (devf[m, opc, 4] - devf[m, opc, 3]))
     else:
         svc = math.exp(devf[m, opc, 0] + devf[m, opc, 1] * z)
     return svc + size / devm[m, 0]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _backlog(m, devm, lims, mems):  # type: ignore[no-untyped-def]
+    """How far ahead member m's own pacing runs: mdadm sends a mirror read to the least busy."""
+    own = int(devm[m, 5])
+    if own >= 0:
+        return lims[own, 0]
+    return mems[m, 0]
 
 
 @njit(cache=True, nogil=True)
@@ -139,7 +153,7 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
             else:
                 best = 0
                 for k in range(1, n):
-                    if mems[k, 2] < mems[best, 2]:
+                    if _backlog(k, devm, lims, mems) < _backlog(best, devm, lims, mems):
                         best = k
                 tmp[0, 0] = best
                 cnt = 1
@@ -157,7 +171,8 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
             else:
                 for k in range(pieces):
                     a = 2 * tmp[0, k]
-                    tmp[0, k] = a if mems[a, 2] <= mems[a + 1, 2] else a + 1
+                    ba = _backlog(a, devm, lims, mems)
+                    tmp[0, k] = a if ba <= _backlog(a + 1, devm, lims, mems) else a + 1
                 cnt = pieces
     done = t
     for j in range(cnt):
@@ -180,7 +195,10 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
                         units = 1.0
                 cost = units
             elif kind == KIND_MIB:
-                cost = msize / MIB
+                if limf[l, 0] > 0.0 and not seq:
+                    cost = math.ceil(msize / limf[l, 0]) * limf[l, 0] / MIB
+                else:
+                    cost = msize / MIB
             else:
                 extra = msize - devm[m, 3]
                 cost = devf[m, write, 5] + (extra / devm[m, 4] if extra > 0 else 0.0)
@@ -191,6 +209,7 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
         if devm[m, 2] > 0.0:
             st = tm if tm > mems[m, 0] else mems[m, 0]
             mems[m, 0] = st + svc
+            mems[m, 3] += svc
             d = mems[m, 0]
         else:
             d = tm + svc

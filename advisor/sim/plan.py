@@ -20,6 +20,9 @@ from advisor.layout.model import Layout
 KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
 RAID_CODES = {None: 0, "raid0": 1, "raid1": 2, "raid10": 3}
 MIB = 2**20
+# EBS meters IOPS and throughput over short windows, not per I/O: a limit lets I/Os start up to
+# this early against its pacing (GCRA tolerance). Assumption: AWS publishes no window.
+BURST_TOLERANCE_S = 0.002
 
 
 @dataclass(slots=True, kw_only=True)
@@ -59,13 +62,21 @@ class SimPlan:
     def packed(self) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
                               NDArray[np.float64]]:
         """(limi, limf, devf, devm): the layout of `advisor.sim.kernel`."""
+        # Each member's last limiter of its own (not the shared instance ones): its backlog
+        # picks the least busy mirror.
+        last_own = np.full(self.members, -1.0)
+        for m in range(self.members):
+            row = [x for x in self.chain[m] if x >= 0 and self.limit_scope[x] != "instance"]
+            if row:
+                last_own[m] = row[-1]
+        tau = np.where(self.lim_kind == KIND_DEVICE, 0.0, BURST_TOLERANCE_S)
         limi = np.stack([self.lim_kind, self.lim_owner], axis=1).astype(np.int64)
         limf = np.stack([self.lim_unit_bytes, self.lim_rate, self.lim_burst, self.lim_cap,
-                         self.lim_earn], axis=1) if self.n_limits else np.zeros((0, 5))
+                         self.lim_earn, tau], axis=1) if self.n_limits else np.zeros((0, 6))
         devf = np.stack([self.dev_mu, self.dev_sigma, self.dev_ptail, self.dev_tail_lo,
                          self.dev_tail_hi, self.dev_cost], axis=2)
         devm = np.stack([self.dev_xfer_bps, self.dev_flush_s, self.dev_serial.astype(np.float64),
-                         self.dev_rated_bytes, self.dev_seq_bps], axis=1)
+                         self.dev_rated_bytes, self.dev_seq_bps, last_own], axis=1)
         return limi, np.ascontiguousarray(limf), np.ascontiguousarray(devf), devm
 
     @property
@@ -90,7 +101,9 @@ class _Builder:
 
     def add(self, limit: RateLimit, *, owner_lookup: dict[str, int] | None = None) -> int:
         kind = KIND_IOPS if limit.unit == "iops" else KIND_MIB
-        unit = float((limit.io_unit_kib or 0) * 1024) if kind == KIND_IOPS else float(MIB)
+        # IOPS limits count I/Os of up to `unit` bytes as one; HDD throughput limits charge
+        # whole units of it (0: actual bytes).
+        unit = float((limit.io_unit_kib or 0) * 1024)
         burst = limit.burst if limit.burst is not None else limit.sustained
         cap = limit.bucket.capacity if limit.bucket else 0.0
         init = limit.bucket.initial if limit.bucket else 0.0
@@ -172,3 +185,32 @@ def compile_plan(layout: Layout, catalog: Catalog) -> SimPlan:
         dev_xfer_bps=np.full(n, profile.transfer_mibps * MIB),
         dev_flush_s=np.full(n, profile.flush_ms / 1000), dev_serial=serial, dev_cost=dev_cost,
         dev_rated_bytes=rated, dev_seq_bps=seq, profile=profile, notes=notes)
+
+
+def synthetic_plan(*, service_mean_s: float, exponential: bool, serial: bool,
+                   pacer_rate: float | None = None, name: str = "synthetic") -> SimPlan:
+    """A one-device plan for checking the engine against queueing theory: a FIFO server with
+    exponential (M/M/1) or constant (M/D/1) service, or a pure pacer in front of a delay."""
+    profile = LatencyProfile(name=name, read=LatencyDist(median_ms=service_mean_s * 1000, sigma=0.0),
+                             write=LatencyDist(median_ms=service_mean_s * 1000, sigma=0.0),
+                             transfer_mibps=1e12)
+    b = _Builder()
+    chain = []
+    if pacer_rate is not None:
+        chain.append(b.add(RateLimit(name="pacer", scope="volume", unit="iops",
+                                     sustained=pacer_rate, io_unit_kib=1 << 30)))
+    rows = np.array(b.rows, dtype=np.float64).reshape(-1, 8)
+    sigma = -1.0 if exponential else 0.0
+    one = np.ones((1, 2))
+    return SimPlan(
+        layout=name, raid=0, members=1, chunk_bytes=512 * 1024, limit_names=b.names,
+        limit_scope=b.scope, lim_kind=rows[:, 0].astype(np.int64), lim_unit_bytes=rows[:, 1].copy(),
+        lim_rate=rows[:, 2].copy(), lim_burst=rows[:, 3].copy(), lim_cap=rows[:, 4].copy(),
+        lim_init=rows[:, 5].copy(), lim_earn=rows[:, 6].copy(),
+        lim_owner=rows[:, 7].astype(np.int64),
+        chain=np.array([chain or [-1]], dtype=np.int64),
+        dev_mu=one * math.log(service_mean_s), dev_sigma=one * sigma, dev_ptail=one * 0.0,
+        dev_tail_lo=one * 0.0, dev_tail_hi=one * 0.0, dev_xfer_bps=np.full(1, 1e18),
+        dev_flush_s=np.zeros(1), dev_serial=np.array([1 if serial else 0], dtype=np.int64),
+        dev_cost=np.zeros((1, 2)), dev_rated_bytes=np.zeros(1), dev_seq_bps=np.ones(1),
+        profile=profile)

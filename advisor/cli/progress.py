@@ -1,0 +1,24 @@
+"""A rich progress bar on stderr for long runs (silent when stderr is not a terminal)."""
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+@contextmanager
+def level_progress(levels: int, label: str) -> Iterator[Callable[[int, float], None]]:
+    """Yields `update(level_index, fraction_of_level_done)`."""
+    if not sys.stderr.isatty():
+        yield lambda i, f: None
+        return
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(label, total=levels)
+
+        def update(i: int, frac: float) -> None:
+            bar.update(task, completed=i + frac)
+
+        yield update

@@ -1,0 +1,175 @@
+"""`advisor simulate SPEC`: replay an I/O pattern (fio, sysbench fileio, ioping) on a layout."""
+
+import json
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from advisor.cli.common import CatalogOpt, console, emit_json, load
+from advisor.cli.layout_cmd import SPEC_HELP
+from advisor.errors import InvalidInput
+
+
+class SimFormat(str, Enum):
+    table = "table"
+    json = "json"
+    fio = "fio"
+
+
+RW_MODES = {  # fio --rw: (read fraction or None for --rwmixread, random)
+    "read": (1.0, False), "write": (0.0, False), "randread": (1.0, True),
+    "randwrite": (0.0, True), "rw": (None, False), "readwrite": (None, False),
+    "randrw": (None, True),
+}
+SYSBENCH_MODES = {"seqwr": (0.0, False), "seqrewr": (0.0, False), "seqrd": (1.0, False),
+                  "rndrd": (1.0, True), "rndwr": (0.0, True), "rndrw": (0.6, True)}
+
+
+def register(app: typer.Typer) -> None:
+    app.command("simulate", help=(
+        "Simulate a workload on a layout: IOPS, MiB/s and latency percentiles under rising load, "
+        "and the limit that binds.\n\n"
+        "fio style:      advisor simulate m5d.large:gp2:385GiB --rw randrw --rwmixread 75 --bs 4k "
+        "--iodepth 64\n\n"
+        "sysbench style: advisor simulate m5.8xlarge:io1:1000GiB:50000iops --file-test-mode rndwr "
+        "--ramp threads=1,8,32,128\n\n"
+        "ioping style:   advisor simulate m5d.large:store --pattern ioping\n\n"
+        f"SPEC: {SPEC_HELP}"))(simulate)
+
+
+def simulate(
+    spec: Annotated[str, typer.Argument(help=SPEC_HELP, show_default=False)],
+    rw: Annotated[str, typer.Option("--rw", help="fio pattern: read, write, randread, randwrite, "
+                                    "rw, randrw")] = "randread",
+    rwmixread: Annotated[float, typer.Option(help="% reads for rw/randrw (fio)")] = 50.0,
+    bs: Annotated[str, typer.Option(help="block size, e.g. 4k, 16k, 1m")] = "4k",
+    iodepth: Annotated[int, typer.Option(help="outstanding I/Os per job")] = 1,
+    numjobs: Annotated[int, typer.Option(help="jobs; concurrency = iodepth x numjobs")] = 1,
+    rate_iops: Annotated[float | None, typer.Option(
+        "--rate-iops", help="open loop: Poisson arrivals at this many IOPS (latency from the "
+        "intended start)")] = None,
+    size: Annotated[str, typer.Option(help="span of the random offsets (fio --size)")] = "4g",
+    pattern: Annotated[str | None, typer.Option(
+        help="preset: ioping (QD1 4 KiB random reads)")] = None,
+    file_test_mode: Annotated[str | None, typer.Option(
+        "--file-test-mode", help="sysbench fileio mode: seqwr, seqrd, rndrd, rndwr, rndrw "
+        "(threads at QD1, 16 KiB, fsync every 100 writes)")] = None,
+    threads: Annotated[int, typer.Option(help="sysbench threads")] = 1,
+    file_block_size: Annotated[str, typer.Option("--file-block-size")] = "16k",
+    file_fsync_freq: Annotated[int, typer.Option("--file-fsync-freq")] = 100,
+    duration: Annotated[float, typer.Option(help="simulated seconds per load level")] = 60.0,
+    warmup: Annotated[float, typer.Option(help="seconds excluded from the statistics")] = 0.0,
+    ramp: Annotated[str | None, typer.Option(
+        help="rising load: iodepth=1,2,4,... or threads=1,8,64 or rate=1000,2000,... (IOPS)")] = None,
+    engine: Annotated[str, typer.Option(
+        help="des (event simulation), analytic (formulas, any horizon) or auto")] = "auto",
+    seed: Annotated[int, typer.Option(help="random seed (echoed in the result)")] = 1,
+    fmt: Annotated[SimFormat, typer.Option("--format", "-f", help="table, json or fio (fio "
+                                           "--output-format=json shape)")] = SimFormat.table,
+    out: Annotated[Path | None, typer.Option(help="also write the JSON result to this file")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    from advisor.layout import resolve
+    from advisor.sim.result import fio_json
+    from advisor.sim.run import parse_ramp, simulate_pattern
+    from advisor.sim.source import IoPattern
+    from advisor.units import parse_bytes
+
+    cat = load(catalog)
+    layout = resolve(spec, cat)
+    if engine not in ("des", "analytic", "auto"):
+        raise InvalidInput(f"--engine {engine!r}: choose des, analytic or auto")
+    if not 0 <= rwmixread <= 100:
+        raise InvalidInput(f"--rwmixread {rwmixread:g}: must be between 0 and 100")
+    for name, value in (("--iodepth", iodepth), ("--numjobs", numjobs), ("--threads", threads)):
+        if not 1 <= value <= 4096:
+            raise InvalidInput(f"{name} {value}: must be between 1 and 4096")
+    if rate_iops is not None and rate_iops <= 0:
+        raise InvalidInput(f"--rate-iops {rate_iops:g}: must be positive")
+    if pattern is not None and pattern != "ioping":
+        raise InvalidInput(f"--pattern {pattern!r}: the only preset is ioping")
+    span = parse_bytes(size, what="--size")
+    if file_test_mode is not None:
+        if file_test_mode not in SYSBENCH_MODES:
+            raise InvalidInput(f"--file-test-mode {file_test_mode!r}: choose one of "
+                               f"{', '.join(SYSBENCH_MODES)}")
+        frac, rnd = SYSBENCH_MODES[file_test_mode]
+        pat = IoPattern(name=f"sysbench fileio {file_test_mode}", read_fraction=frac, random=rnd,
+                        block_bytes=parse_bytes(file_block_size, what="--file-block-size"),
+                        concurrency=threads, span_bytes=span, open_rate=rate_iops,
+                        fsync_every_writes=max(0, file_fsync_freq) if frac < 1 else 0)
+    elif pattern == "ioping":
+        pat = IoPattern(name="ioping", read_fraction=1.0, random=True, block_bytes=4096,
+                        concurrency=1, span_bytes=span)
+    else:
+        if rw not in RW_MODES:
+            raise InvalidInput(f"--rw {rw!r}: choose one of {', '.join(RW_MODES)}")
+        frac_opt, rnd = RW_MODES[rw]
+        frac = rwmixread / 100 if frac_opt is None else frac_opt
+        pat = IoPattern(name=f"fio {rw}", read_fraction=frac, random=rnd,
+                        block_bytes=parse_bytes(bs, what="--bs"), concurrency=iodepth * numjobs,
+                        span_bytes=span, open_rate=rate_iops)
+    ramp_obj = parse_ramp(ramp) if ramp else None
+    from advisor.cli.progress import level_progress
+
+    levels = len(ramp_obj.values) if ramp_obj else 1
+    with level_progress(levels, f"simulating {layout.spec}") as tick:
+        result = simulate_pattern(layout, cat, pat, ramp=ramp_obj, duration_s=duration,
+                                  engine=engine, seed=seed, warmup_s=warmup,  # type: ignore[arg-type]
+                                  progress=tick)
+    if out is not None:
+        from advisor.userfiles import write_json
+
+        write_json(out, result)
+    if fmt is SimFormat.json:
+        emit_json(result)
+    elif fmt is SimFormat.fio:
+        emit_json(fio_json(result))
+    else:
+        print_simulation(result)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.3f}"
+
+
+def print_simulation(r: dict[str, Any]) -> None:
+    p = r["pattern"]
+    console.print(f"[bold]{r['layout']}[/bold]  {p['name']}  bs {p['block_bytes'] // 1024} KiB  "
+                  f"{p['read_fraction']:.0%} reads  {r['duration_s']:g} s per level  "
+                  f"seed {r['seed']}  engine {'/'.join(r['engine'])}")
+    table = Table()
+    for col in ("load", "rd IOPS", "wr IOPS", "MiB/s", "rd p50", "rd p99", "wr p50", "wr p99"):
+        table.add_column(col, justify="left" if col == "load" else "right", no_wrap=True)
+    labels = []
+    for lv in r["levels"]:
+        lat = lv["latency_ms"]
+        label = ",".join(f"{k}={v:g}" for k, v in lv["load"].items())
+        labels.append(label)
+        table.add_row(label, f"{lv['iops']['read']:,.0f}", f"{lv['iops']['write']:,.0f}",
+                      f"{lv['throughput_mibps']:,.1f}", _ms(lat["read"]["p50"]),
+                      _ms(lat["read"]["p99"]), _ms(lat["write"]["p50"]), _ms(lat["write"]["p99"]))
+    table.caption = "latency in ms"
+    console.print(table)
+    console.print("[bold]Bottleneck[/bold]")
+    for label, lv in zip(labels, r["levels"], strict=True):
+        console.print(f"  {label}: {lv['bottleneck']}")
+    tl = [pt for pt in r["timeline"] if pt.get("burst_balance") is not None]
+    if tl:
+        step = max(1, len(tl) // 12)
+        t2 = Table(title="Burst credits over time (last level)", title_justify="left")
+        for col in ("t (s)", "IOPS", "MiB/s", "credits left"):
+            t2.add_column(col)
+        for pt in tl[::step]:
+            t2.add_row(f"{pt['t_s']:,.0f}", f"{pt['iops']:,.0f}", f"{pt['throughput_mibps']:,.1f}",
+                       f"{max(0.0, pt['burst_balance']):.0%}")
+        console.print(t2)
+    for note in r.get("notes", []):
+        console.print(f"  · {note}")
+
+
+def dumps(result: dict[str, Any]) -> str:
+    return json.dumps(result, indent=2)

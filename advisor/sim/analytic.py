@@ -1,0 +1,427 @@
+"""The analytic (fluid) engine: capacity from the binding limit, queueing approximations for
+latency, credit-bucket drain in closed form. Microseconds per level, any horizon.
+
+Model: every limit is a pacing server; a request's cost at each limit follows from the I/O mix and
+RAID fan-out; the request then waits for the device's service time (a delay). Closed loop: mean
+value analysis with a deterministic-service residual correction; open loop: M/D/1 waits, or a
+linearly growing backlog past saturation. Buckets drain at (use - earn) until empty, then the limit
+falls to its sustained rate: the run is a sequence of phases.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
+from advisor.sim.source import IoPattern
+from advisor.sim.stats import PERCENTILES
+
+GRID = 400  # quantile grid points per distribution
+MIB = 2**20
+
+
+@dataclass(frozen=True, slots=True)
+class Dist:
+    """A distribution as weighted sorted samples (deterministic quantile grid)."""
+
+    values: NDArray[np.float64]
+    weights: NDArray[np.float64]
+
+    def quantile(self, q: float) -> float:
+        cum = np.cumsum(self.weights)
+        i = int(np.searchsorted(cum, q * cum[-1], side="left"))
+        return float(self.values[min(i, self.values.size - 1)])
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(self.values, self.weights) / self.weights.sum())
+
+    def shifted(self, by: float) -> "Dist":
+        return Dist(self.values + by, self.weights)
+
+
+def _grid() -> NDArray[np.float64]:
+    return (np.arange(GRID) + 0.5) / GRID
+
+
+def _service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> Dist:
+    """Service time of a logical I/O on `fan` members (completes with the slowest)."""
+    u = _grid()
+    from statistics import NormalDist
+
+    z = np.array([NormalDist().inv_cdf(x) for x in u])
+    mu, sigma = plan.dev_mu[0, op], plan.dev_sigma[0, op]
+    pt, lo, hi = plan.dev_ptail[0, op], plan.dev_tail_lo[0, op], plan.dev_tail_hi[0, op]
+    body = np.exp(mu + sigma * z)
+    tail = np.exp(lo + u * (hi - lo))
+    extra = size / plan.dev_xfer_bps[0] + (plan.dev_flush_s[0] if flush else 0.0)
+    values = np.concatenate([body, tail]) + extra
+    weights = np.concatenate([np.full(GRID, (1 - pt) / GRID), np.full(GRID, pt / GRID)])
+    order = np.argsort(values)
+    values, weights = values[order], weights[order]
+    if fan > 1:  # max of `fan` iid: CDF^fan
+        cdf = np.cumsum(weights)
+        cdf /= cdf[-1]
+        prev = np.concatenate(([0.0], cdf[:-1]))
+        weights = cdf**fan - prev**fan
+    return Dist(values, weights)
+
+
+def _mixture(parts: list[tuple[float, Dist]]) -> Dist:
+    values = np.concatenate([d.values for _, d in parts])
+    weights = np.concatenate([p * d.weights / d.weights.sum() for p, d in parts])
+    order = np.argsort(values)
+    return Dist(values[order], weights[order])
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    """Per logical request: cost at every limiter, device busy time, service distributions."""
+
+    cost: NDArray[np.float64]  # units of each limiter per request (averaged over members)
+    serial_seconds: float  # per request, on serial (HDD) devices, summed over members
+    service: Dist  # request service time (no queueing)
+    read_service: Dist
+    write_service: Dist
+    read_fraction: float  # of data requests
+    bytes_per_request: float
+    data_fraction: float  # requests that move data (not fsync-only)
+
+
+def _fan(plan: SimPlan, write: bool, size: float) -> tuple[int, int, float]:
+    """(data pieces, copies, piece size) of a logical I/O."""
+    n, raid = plan.members, plan.raid
+    if raid == 0:
+        return 1, 1, size
+    data = {1: n, 2: 1, 3: n // 2}[raid]
+    pieces = min(data, max(1, math.ceil(size / plan.chunk_bytes))) if raid != 2 else 1
+    copies = {1: 1, 2: n, 3: 2}[raid] if write else 1
+    return pieces, copies, size / pieces
+
+
+def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
+    cost = np.zeros(plan.n_limits)
+    serial = 0.0
+    parts: list[tuple[float, Dist]] = []
+    by_op: dict[int, Dist] = {}
+    r = pattern.read_fraction
+    for op, p in ((0, r), (1, 1 - r)):
+        if p <= 0:
+            continue
+        pieces, copies, sub = _fan(plan, op == 1, pattern.block_bytes)
+        member_ios = pieces * copies
+        for l in range(plan.n_limits):
+            kind = plan.lim_kind[l]
+            if kind == KIND_IOPS:
+                units = sub / plan.lim_unit_bytes[l]
+                per = units if not pattern.random else max(1.0, math.ceil(units))
+            elif kind == KIND_DEVICE:
+                per = plan.dev_cost[0, op] + max(0.0, sub - plan.dev_rated_bytes[0]) / plan.dev_seq_bps[0]
+            else:
+                unit = plan.lim_unit_bytes[l]
+                per = (math.ceil(sub / unit) * unit if unit > 0 and pattern.random else sub) / MIB
+            share = 1.0 if plan.limit_scope[l] == "instance" else 1.0 / plan.members
+            cost[l] += p * per * member_ios * share
+        dist = _service_dist(plan, op, sub, copies * pieces, flush=False)
+        if plan.dev_serial[0]:
+            serial += p * member_ios * dist.mean / max(1, copies * pieces)
+        by_op[op] = dist
+        parts.append((p, dist))
+    data_dist = _mixture(parts)
+    flush_share = 0.0
+    if pattern.fsync_every_writes:
+        flush_share = (1 - r) / pattern.fsync_every_writes
+        flush = Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0]))
+        service = _mixture([(1.0, data_dist), (flush_share, flush)])
+        cost /= 1 + flush_share
+        serial /= 1 + flush_share
+    else:
+        service = data_dist
+    empty = Dist(np.array([0.0]), np.array([1.0]))
+    return Mix(cost=cost, serial_seconds=serial, service=service,
+               read_service=by_op.get(0, empty), write_service=by_op.get(1, empty),
+               read_fraction=r, bytes_per_request=pattern.block_bytes / (1 + flush_share),
+               data_fraction=1 / (1 + flush_share))
+
+
+def _capacity(plan: SimPlan, mix: Mix, exhausted: set[int]) -> tuple[float, int]:
+    """Requests/s the binding limit allows, and its index (-1 = serial device)."""
+    best, arg = math.inf, -2
+    for l in range(plan.n_limits):
+        if mix.cost[l] <= 0:
+            continue
+        owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
+        rate = plan.lim_rate[l] if (owner >= 0 and owner in exhausted) else plan.lim_burst[l]
+        x = rate / mix.cost[l]
+        if x < best:
+            best, arg = x, l
+    if mix.serial_seconds > 0:
+        x = plan.members / mix.serial_seconds
+        if x < best:
+            best, arg = x, -1
+    return best, arg
+
+
+@dataclass(frozen=True, slots=True)
+class Station:
+    demand_s: float  # seconds of this station per request
+    pacer: bool  # a rate limit (the request leaves at its token) vs a serving device
+    residual: float  # mean residual fraction of a busy period seen on arrival
+
+
+def _stations(plan: SimPlan, mix: Mix, exhausted: set[int]) -> list[Station]:
+    out = []
+    for l in range(plan.n_limits):
+        if mix.cost[l] <= 0:
+            continue
+        owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
+        rate = plan.lim_rate[l] if (owner >= 0 and owner in exhausted) else plan.lim_burst[l]
+        device = plan.lim_kind[l] == KIND_DEVICE
+        # EBS limits tolerate short bursts (GCRA), so a lone arrival rarely waits; a device
+        # pacer has no tolerance: half an interval on average when busy.
+        out.append(Station(demand_s=mix.cost[l] / rate, pacer=True,
+                           residual=0.5 if device else 0.0))
+    if mix.serial_seconds > 0:
+        per_member = mix.serial_seconds / plan.members
+        for _ in range(plan.members):
+            out.append(Station(demand_s=per_member, pacer=False, residual=(1 + 0.28) / 2))
+    return out
+
+
+def _closed_loop(q: int, stations: list[Station], z: float) -> tuple[float, float]:
+    """(throughput, mean queueing delay) of `q` clients cycling through a delay `z` and the
+    stations (mean value analysis; Little's law holds on the result)."""
+    if not stations:
+        return q / z, 0.0
+    d = np.array([s.demand_s for s in stations])
+    pacer = np.array([s.pacer for s in stations])
+    resid = np.array([s.residual for s in stations])
+    queue = np.zeros(d.size)
+    util = np.zeros(d.size)
+    x = 0.0
+    cap = 1.0 / d.max()
+    for n in range(1, q + 1):
+        waiting = np.maximum(0.0, queue - util)
+        wait = d * waiting + util * d * resid
+        resid_time = np.where(pacer, wait, wait + d)
+        x = min(n / (z + resid_time.sum()), cap)
+        queue = x * (wait + d)
+        util = np.minimum(1.0, x * d)
+    delay = max(0.0, q / x - z)
+    return x, delay
+
+
+def saturation_iops(plan: SimPlan, pattern: IoPattern) -> float:
+    """Logical I/Os per second at the binding limit while credits last (for budgets)."""
+    mix = pattern_mix(plan, pattern)
+    cap, _ = _capacity(plan, mix, set())
+    if not math.isfinite(cap):
+        cap = pattern.concurrency / max(mix.service.mean, 1e-9)
+    return min(cap, pattern.concurrency / max(mix.service.mean, 1e-9)) * mix.data_fraction
+
+
+@dataclass(slots=True)
+class Phase:
+    start_s: float
+    end_s: float
+    x: float  # requests/s
+    wait_s: float
+    binding: int
+    backlog_slope: float  # open loop past saturation: latency growth per second
+    balances_start: dict[int, float]
+
+
+def _phases(plan: SimPlan, pattern: IoPattern, mix: Mix, duration_s: float) -> list[Phase]:
+    buckets = [l for l in range(plan.n_limits) if plan.lim_cap[l] > 0]
+    bal = {l: float(plan.lim_init[l]) for l in buckets}
+    exhausted: set[int] = set()
+    phases: list[Phase] = []
+    t = 0.0
+    cs2 = 0.28 if plan.dev_serial[0] else 0.0
+    while t < duration_s:
+        cap, binding = _capacity(plan, mix, exhausted)
+        d = 1.0 / cap if math.isfinite(cap) else math.inf
+        # On serial devices the service time is spent at the station, not as a delay.
+        z = mix.service.mean - (mix.serial_seconds if plan.dev_serial[0] else 0.0)
+        slope = 0.0
+        if pattern.open_rate:
+            lam = pattern.open_rate
+            rho = lam / cap if math.isfinite(cap) else 0.0
+            if rho < 1:
+                x = lam
+                wait = rho * d * (1 + cs2) / (2 * (1 - rho)) if rho > 0 else 0.0
+            else:
+                x, wait, slope = cap, 0.0, lam / cap - 1
+        else:
+            x, wait = _closed_loop(pattern.concurrency, _stations(plan, mix, exhausted),
+                                   max(z, 1e-9))
+            if plan.dev_serial[0]:
+                wait = max(0.0, wait - mix.serial_seconds)
+        end, hit = duration_s, None
+        for l in buckets:
+            if l in exhausted:
+                continue
+            spend = x * mix.cost[l] - plan.lim_earn[l]
+            if spend > 0:
+                te = t + bal[l] / spend
+                if te < end:
+                    end, hit = te, l
+        phases.append(Phase(start_s=t, end_s=end, x=x, wait_s=wait, binding=binding,
+                            backlog_slope=slope, balances_start=dict(bal)))
+        for l in buckets:
+            if l not in exhausted:
+                bal[l] = min(plan.lim_cap[l], bal[l] - (x * mix.cost[l] - plan.lim_earn[l]) * (end - t))
+        if hit is not None:
+            for l in buckets:  # symmetric members run dry together
+                spend = x * mix.cost[l] - plan.lim_earn[l]
+                if l not in exhausted and spend > 0 and bal[l] <= spend * 1e-9 + 1e-6:
+                    exhausted.add(l)
+                    bal[l] = 0.0
+            exhausted.add(hit)
+            bal[hit] = 0.0
+        t = end
+    return phases
+
+
+def _latency_dist(mix: Mix, phases: list[Phase], service: Dist) -> Dist:
+    parts = []
+    for ph in phases:
+        n = ph.x * (ph.end_s - ph.start_s)
+        if n <= 0:
+            continue
+        if ph.backlog_slope > 0:
+            # Backlog grows linearly: waits spread evenly between the phase's start and end.
+            u = _grid()
+            t = ph.start_s + u * (ph.end_s - ph.start_s)
+            waits = Dist(ph.backlog_slope * t, np.full(GRID, 1.0 / GRID))
+            parts.append((n, _convolve(service, waits)))
+        else:
+            parts.append((n, service.shifted(ph.wait_s)))
+    return _mixture(parts) if parts else service
+
+
+def _convolve(a: Dist, b: Dist) -> Dist:
+    ia = np.linspace(0, a.values.size - 1, 80).astype(int)
+    ib = np.linspace(0, b.values.size - 1, 80).astype(int)
+    values = (a.values[ia][:, None] + b.values[ib][None, :]).ravel()
+    weights = (a.weights[ia][:, None] * b.weights[ib][None, :]).ravel()
+    order = np.argsort(values)
+    return Dist(values[order], weights[order])
+
+
+def _summary(d: Dist) -> dict[str, float | None]:
+    out: dict[str, float | None] = {k: round(d.quantile(q / 100) * 1000, 4)
+                                    for k, q in PERCENTILES.items()}
+    out["max"] = round(float(d.values[-1]) * 1000, 4)
+    out["mean"] = round(d.mean * 1000, 4)
+    return out
+
+
+def analytic_level(plan: SimPlan, pattern: IoPattern, *, duration_s: float,
+                   load: dict[str, Any]) -> dict[str, Any]:
+    """One load level in the same JSON shape as the DES (`advisor.sim.result.level_json`)."""
+    mix = pattern_mix(plan, pattern)
+    phases = _phases(plan, pattern, mix, duration_s)
+    total = sum(p.x * (p.end_s - p.start_s) for p in phases) * mix.data_fraction
+    reads = total * mix.read_fraction
+    ios = {"read": round(reads), "write": round(total - reads), "total": round(total)}
+    iops = {k: round(v / duration_s, 1) for k, v in ios.items()}
+    lat_all = _latency_dist(mix, phases, mix.service)
+    lat_read = _latency_dist(mix, phases, mix.read_service)
+    lat_write = _latency_dist(mix, phases, mix.write_service)
+    last = phases[-1]
+    return {
+        "load": load,
+        "duration_s": duration_s,
+        "ios": ios,
+        "iops": iops,
+        "throughput_mibps": round(total * pattern.block_bytes / duration_s / MIB, 2),
+        "latency_ms": {"read": _summary(lat_read) if mix.read_fraction > 0 else _empty(),
+                       "write": _summary(lat_write) if mix.read_fraction < 1 else _empty(),
+                       "transaction": _summary(lat_all)},
+        "utilisation": _utilisation(plan, mix, phases, duration_s),
+        "bottleneck": _bottleneck_text(plan, pattern, phases),
+        "engine": "analytic",
+        "timeline": _timeline(plan, mix, phases, duration_s),
+        "phases": [{"start_s": round(p.start_s, 1), "end_s": round(p.end_s, 1),
+                    "iops": round(p.x * mix.data_fraction, 1),
+                    "binding": _name(plan, p.binding)} for p in phases],
+        "mean_in_flight": round(last.x * (lat_all.mean), 3),
+    }
+
+
+def _empty() -> dict[str, float | None]:
+    return {**{k: None for k in PERCENTILES}, "max": None, "mean": None}
+
+
+def _name(plan: SimPlan, l: int) -> str:
+    if l == -1:
+        return "instance-store HDD seek time"
+    return plan.limit_names[l] if l >= 0 else "none"
+
+
+def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float) -> dict[str, float]:
+    out: dict[str, float] = {}
+    exhausted: set[int] = set()
+    for l, name in enumerate(plan.limit_names):
+        used = cap = 0.0
+        for p in phases:
+            dt = p.end_s - p.start_s
+            owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
+            bursting = owner < 0 or p.balances_start.get(owner, 1.0) > 0
+            rate = plan.lim_burst[l] if bursting else plan.lim_rate[l]
+            used += p.x * mix.cost[l] * dt
+            cap += rate * dt
+        out[name] = round(used / cap, 4) if cap > 0 else 0.0
+    del exhausted
+    return out
+
+
+def _bottleneck_text(plan: SimPlan, pattern: IoPattern, phases: list[Phase]) -> str:
+    last = phases[-1]
+    if len(phases) > 1 and last.binding >= 0:
+        prev = phases[-2]
+        owner = last.binding if plan.lim_cap[last.binding] > 0 else int(plan.lim_owner[last.binding])
+        unit = "IOPS" if plan.lim_kind[last.binding] == KIND_IOPS else "MiB/s"
+        if owner >= 0:
+            return (f"{plan.limit_names[last.binding]}: burst credits ({plan.limit_names[owner]}) "
+                    f"exhausted at t={prev.end_s:,.0f} s; baseline "
+                    f"{plan.lim_rate[last.binding]:,.0f} {unit}")
+    if last.wait_s <= 0 and last.backlog_slope <= 0:
+        return (f"latency-bound at queue depth {pattern.concurrency}: no rate limit saturated "
+                f"({plan.profile.name} service time)")
+    name = _name(plan, last.binding)
+    if last.binding >= 0:
+        unit = "IOPS" if plan.lim_kind[last.binding] == KIND_IOPS else "MiB/s"
+        rate = plan.lim_burst[last.binding]
+        if plan.lim_kind[last.binding] == KIND_DEVICE:
+            return f"{name}: device saturated"
+        return f"{name} at {rate:,.0f} {unit}"
+    return name
+
+
+def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float) -> list[dict[str, Any]]:
+    buckets = [l for l in range(plan.n_limits) if plan.lim_cap[l] > 0]
+    primary = next((l for l in buckets if plan.limit_scope[l] == "volume"),
+                   buckets[0] if buckets else None)
+    points = []
+    for t in np.linspace(0, duration_s, 121)[:-1] + duration_s / 240:
+        ph = next(p for p in phases if p.start_s <= t <= p.end_s or p is phases[-1])
+        point: dict[str, Any] = {"t_s": round(float(t), 3),
+                                 "iops": round(ph.x * mix.data_fraction, 1),
+                                 "throughput_mibps": round(ph.x * mix.bytes_per_request / MIB, 2),
+                                 "burst_balance": None}
+        if primary is not None:
+            fracs = {}
+            for l in buckets:
+                b0 = ph.balances_start.get(l, 0.0)
+                spend = ph.x * mix.cost[l] - plan.lim_earn[l]
+                b = min(plan.lim_cap[l], max(0.0, b0 - spend * (t - ph.start_s)))
+                fracs[plan.limit_names[l]] = round(b / plan.lim_cap[l], 4)
+            point["burst_balance"] = fracs[plan.limit_names[primary]]
+            point["buckets"] = fracs
+        points.append(point)
+    return points
