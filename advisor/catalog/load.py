@@ -46,6 +46,7 @@ class _Profile(_Strict):
     write: _Dist
     transfer_mibps: float = Field(gt=0)
     flush_ms: float = Field(default=0.0, ge=0)
+    read_stall_per_write_mibps: float = Field(default=0.0, ge=0, le=1)
     sources: dict[str, str] = {}
     notes: list[str] = []
 
@@ -182,6 +183,7 @@ def _dist(d: _Dist) -> LatencyDist:
 def _to_profile(p: _Profile) -> LatencyProfile:
     return LatencyProfile(name=p.name, read=_dist(p.read), write=_dist(p.write),
                           transfer_mibps=p.transfer_mibps, flush_ms=p.flush_ms,
+                          read_stall_per_write_mibps=p.read_stall_per_write_mibps,
                           sources=p.sources, notes=tuple(p.notes))
 
 

@@ -42,6 +42,9 @@ class LatencyProfile:
     transfer_mibps: float
     # Time to make a write durable (fsync/flush barrier) beyond the write itself.
     flush_ms: float = 0.0
+    # SSD read/write interference: the chance that a read lands behind a flash program or erase
+    # (and takes a tail stall) per MiB/s written to the device. 0 where nothing is published.
+    read_stall_per_write_mibps: float = 0.0
     sources: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 

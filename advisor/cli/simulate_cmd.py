@@ -71,6 +71,45 @@ def simulate(
                                            "--output-format=json shape)")] = SimFormat.table,
     out: Annotated[Path | None, typer.Option(help="also write the JSON result to this file")] = None,
     catalog: CatalogOpt = None,
+    workload: Annotated[str | None, typer.Option(
+        help="database workload instead of a raw pattern: mysql or aerospike",
+        rich_help_panel="Database workloads")] = None,
+    tps: Annotated[float, typer.Option(help="mysql: all transactions/s",
+                                       rich_help_panel="Database workloads")] = 627.0,
+    reads: Annotated[float, typer.Option(help="mysql: read transactions per write transaction",
+                                         rich_help_panel="Database workloads")] = 3.25,
+    replicas: Annotated[int, typer.Option(help="mysql: replicas taking the reads (0: master)",
+                                          rich_help_panel="Database workloads")] = 1,
+    replica_layout: Annotated[str | None, typer.Option(
+        help="mysql: layout of each replica (default: the master's)",
+        rich_help_panel="Database workloads")] = None,
+    data_gb: Annotated[float, typer.Option(help="mysql: data size in GiB",
+                                           rich_help_panel="Database workloads")] = 100.0,
+    buffer_pool_gib: Annotated[float | None, typer.Option(
+        help="mysql: InnoDB buffer pool (default 75 % of RAM)",
+        rich_help_panel="Database workloads")] = None,
+    io_profile: Annotated[Path | None, typer.Option(
+        help="mysql: measured per-transaction I/O profile (from advisor replay)",
+        rich_help_panel="Database workloads")] = None,
+    flush_log_at_trx_commit: Annotated[int, typer.Option(
+        "--flush-log-at-trx-commit", rich_help_panel="Database workloads")] = 1,
+    sync_binlog: Annotated[int, typer.Option(rich_help_panel="Database workloads")] = 1,
+    p99_ms: Annotated[float, typer.Option(help="mysql: SLO on transaction p99 for the knee",
+                                          rich_help_panel="Database workloads")] = 10.0,
+    x: Annotated[float | None, typer.Option(
+        "--x", help="aerospike: ACT load multiple (1x = 2,000 reads/s + 1,000 writes/s per "
+        "device)", rich_help_panel="Database workloads")] = None,
+    reads_per_sec: Annotated[float | None, typer.Option(
+        rich_help_panel="Database workloads")] = None,
+    writes_per_sec: Annotated[float | None, typer.Option(
+        rich_help_panel="Database workloads")] = None,
+    record_bytes: Annotated[int, typer.Option(rich_help_panel="Database workloads")] = 1536,
+    replication_factor: Annotated[int, typer.Option(rich_help_panel="Database workloads")] = 1,
+    update_pct: Annotated[float, typer.Option(rich_help_panel="Database workloads")] = 0.0,
+    defrag_lwm_pct: Annotated[float, typer.Option(rich_help_panel="Database workloads")] = 50.0,
+    slice_s: Annotated[float | None, typer.Option(
+        "--slice", help="aerospike: ACT report slice in seconds (default duration/6)",
+        rich_help_panel="Database workloads")] = None,
 ) -> None:
     from advisor.layout import resolve
     from advisor.sim.result import fio_json
@@ -82,6 +121,9 @@ def simulate(
     layout = resolve(spec, cat)
     if engine not in ("des", "analytic", "auto"):
         raise InvalidInput(f"--engine {engine!r}: choose des, analytic or auto")
+    if workload is not None:
+        _simulate_db(layout, cat, workload, locals())
+        return
     if not 0 <= rwmixread <= 100:
         raise InvalidInput(f"--rwmixread {rwmixread:g}: must be between 0 and 100")
     for name, value in (("--iodepth", iodepth), ("--numjobs", numjobs), ("--threads", threads)):
@@ -173,3 +215,42 @@ def print_simulation(r: dict[str, Any]) -> None:
 
 def dumps(result: dict[str, Any]) -> str:
     return json.dumps(result, indent=2)
+
+
+def _simulate_db(layout: Any, cat: Any, workload: str, o: dict[str, Any]) -> None:
+    from advisor.cli import simulate_db as db
+    from advisor.cli.progress import level_progress
+    from advisor.layout import resolve
+
+    db.check_workload(workload)
+    if o["duration"] <= 0 or o["duration"] > 86400:
+        raise InvalidInput(f"--duration {o['duration']:g}: must be between 0 and 86400 s")
+    with level_progress(8, f"simulating {workload} on {layout.spec}") as tick:
+        if workload == "mysql":
+            replica = resolve(o["replica_layout"], cat) if o["replica_layout"] else None
+            result = db.run_mysql(
+                layout, cat, tps=o["tps"], reads=o["reads"], replicas=o["replicas"],
+                replica_layout=replica, data_gb=o["data_gb"],
+                buffer_pool_gib=o["buffer_pool_gib"], io_profile=o["io_profile"],
+                flush_log_at_trx_commit=o["flush_log_at_trx_commit"],
+                sync_binlog=o["sync_binlog"], p99_ms=o["p99_ms"], ramp=o["ramp"],
+                duration=o["duration"], engine=o["engine"], seed=o["seed"], progress=tick)
+        else:
+            result = db.run_aerospike(
+                layout, cat, x=o["x"], ramp=o["ramp"], reads_per_sec=o["reads_per_sec"],
+                writes_per_sec=o["writes_per_sec"], record_bytes=o["record_bytes"],
+                replication_factor=o["replication_factor"], update_pct=o["update_pct"],
+                defrag_lwm_pct=o["defrag_lwm_pct"], duration=o["duration"],
+                slice_s=o["slice_s"], seed=o["seed"], progress=tick)
+    if o["out"] is not None:
+        from advisor.userfiles import write_json
+
+        write_json(o["out"], result)
+    if o["fmt"] is SimFormat.json:
+        emit_json(result)
+    elif o["fmt"] is SimFormat.fio:
+        raise InvalidInput("--format fio is for raw I/O patterns; use json for workloads")
+    elif workload == "mysql":
+        db.print_mysql(result)
+    else:
+        db.print_act(result)

@@ -89,6 +89,10 @@ class Mix:
     read_fraction: float  # of data requests
     bytes_per_request: float
     data_fraction: float  # requests that move data (not fsync-only)
+    fg_share: float = 1.0  # share of each limiter's cost spent inside the request's own path
+    extra_latency_s: float = 0.0  # e.g. CPU time, group-commit waits not in `service`
+    read_ios_per_request: float = 0.0  # device I/Os (foreground + background) per request
+    write_ios_per_request: float = 0.0
 
 
 def _fan(plan: SimPlan, write: bool, size: float) -> tuple[int, int, float]:
@@ -102,6 +106,36 @@ def _fan(plan: SimPlan, write: bool, size: float) -> tuple[int, int, float]:
     return pieces, copies, size / pieces
 
 
+def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> tuple[NDArray[np.float64], Dist, float]:
+    """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O."""
+    cost = np.zeros(plan.n_limits)
+    write = op in (1, 2)
+    if op == 3:  # flush only: no limiter cost, the device's flush time
+        return cost, Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0])), 0.0
+    if op == 4:  # CPU time: `size` microseconds, no device
+        return cost, Dist(np.array([size * 1e-6]), np.array([1.0])), 0.0
+    pieces, copies, sub = _fan(plan, write, size)
+    member_ios = pieces * copies
+    wop = 1 if write else 0
+    for l in range(plan.n_limits):
+        kind = plan.lim_kind[l]
+        if kind == KIND_IOPS:
+            units = sub / plan.lim_unit_bytes[l]
+            per = max(1.0, math.ceil(units)) if random else units
+        elif kind == KIND_DEVICE:
+            per = plan.dev_cost[0, wop] + max(0.0, sub - plan.dev_rated_bytes[0]) / plan.dev_seq_bps[0]
+        else:
+            unit = plan.lim_unit_bytes[l]
+            per = (math.ceil(sub / unit) * unit if unit > 0 and random else sub) / MIB
+        share = 1.0 if plan.limit_scope[l] == "instance" else 1.0 / plan.members
+        cost[l] += per * member_ios * share
+    dist = _service_dist(plan, wop, sub, member_ios, flush=op == 2)
+    serial = 0.0
+    if plan.dev_serial[0]:  # busy seconds summed over the members the I/O occupies
+        serial = member_ios * _service_dist(plan, wop, sub, 1, flush=op == 2).mean
+    return cost, dist, serial
+
+
 def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
     cost = np.zeros(plan.n_limits)
     serial = 0.0
@@ -111,23 +145,9 @@ def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
     for op, p in ((0, r), (1, 1 - r)):
         if p <= 0:
             continue
-        pieces, copies, sub = _fan(plan, op == 1, pattern.block_bytes)
-        member_ios = pieces * copies
-        for l in range(plan.n_limits):
-            kind = plan.lim_kind[l]
-            if kind == KIND_IOPS:
-                units = sub / plan.lim_unit_bytes[l]
-                per = units if not pattern.random else max(1.0, math.ceil(units))
-            elif kind == KIND_DEVICE:
-                per = plan.dev_cost[0, op] + max(0.0, sub - plan.dev_rated_bytes[0]) / plan.dev_seq_bps[0]
-            else:
-                unit = plan.lim_unit_bytes[l]
-                per = (math.ceil(sub / unit) * unit if unit > 0 and pattern.random else sub) / MIB
-            share = 1.0 if plan.limit_scope[l] == "instance" else 1.0 / plan.members
-            cost[l] += p * per * member_ios * share
-        dist = _service_dist(plan, op, sub, copies * pieces, flush=False)
-        if plan.dev_serial[0]:
-            serial += p * member_ios * dist.mean / max(1, copies * pieces)
+        c, dist, ser = io_cost(plan, op, pattern.block_bytes, pattern.random)
+        cost += p * c
+        serial += p * ser
         by_op[op] = dist
         parts.append((p, dist))
     data_dist = _mixture(parts)
@@ -144,7 +164,83 @@ def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
     return Mix(cost=cost, serial_seconds=serial, service=service,
                read_service=by_op.get(0, empty), write_service=by_op.get(1, empty),
                read_fraction=r, bytes_per_request=pattern.block_bytes / (1 + flush_share),
-               data_fraction=1 / (1 + flush_share))
+               data_fraction=1 / (1 + flush_share),
+               read_ios_per_request=r / (1 + flush_share),
+               write_ios_per_request=(1 - r) / (1 + flush_share))
+
+
+@dataclass(frozen=True, slots=True)
+class IoSpec:
+    """`count` I/Os (expected; fractional = sometimes) of one kind inside a request."""
+
+    op: int  # 0 read, 1 write, 2 log write + flush (commit), 3 flush only
+    size_bytes: int
+    count: float
+    random: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RequestClass:
+    probability: float
+    kind: int  # 0 read transaction, 1 write transaction
+    ios: tuple[IoSpec, ...]
+
+
+ZERO = Dist(np.array([0.0]), np.array([1.0]))
+
+
+def _repeat(d: Dist, count: float) -> Dist:
+    """Sum of `count` independent copies (a fractional part is present with that chance)."""
+    whole, frac = int(count), count - int(count)
+    out = ZERO
+    for _ in range(min(whole, 16)):
+        out = _convolve(out, d)
+    if whole > 16:  # many small I/Os: the sum is close to its mean times count
+        out = out.shifted(d.mean * (whole - 16))
+    if frac > 1e-9:
+        out = _mixture([(1 - frac, out), (frac, _convolve(out, d))])
+    return out
+
+
+def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
+              background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
+    """Mix of multi-I/O requests (database transactions) plus background I/Os per request."""
+    cost = np.zeros(plan.n_limits)
+    fg = np.zeros(plan.n_limits)
+    serial = 0.0
+    parts: list[tuple[float, Dist]] = []
+    by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
+    nbytes = 0.0
+    n_io = [0.0, 0.0]
+    for cls in classes:
+        total = ZERO
+        for io in cls.ios:
+            c, dist, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+            if io.op in (0, 1, 2):
+                n_io[0 if io.op == 0 else 1] += cls.probability * io.count
+            fg += cls.probability * io.count * c
+            serial += cls.probability * io.count * ser
+            total = _convolve(total, _repeat(dist, io.count)) if io.count > 0 else total
+            nbytes += cls.probability * io.count * io.size_bytes
+        parts.append((cls.probability, total))
+        by_kind[cls.kind].append((cls.probability, total))
+    cost += fg
+    for io in background:
+        c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+        if io.op in (0, 1, 2):
+            n_io[0 if io.op == 0 else 1] += io.count
+        cost += io.count * c
+        serial += io.count * ser
+        nbytes += io.count * io.size_bytes
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = float(np.nanmax(np.where(cost > 0, fg / cost, 0.0))) if cost.any() else 1.0
+    reads = sum(p for p, _ in by_kind[0])
+    return Mix(cost=cost, serial_seconds=serial, service=_mixture(parts),
+               read_service=_mixture(by_kind[0]) if by_kind[0] else ZERO,
+               write_service=_mixture(by_kind[1]) if by_kind[1] else ZERO,
+               read_fraction=reads, bytes_per_request=nbytes, data_fraction=1.0,
+               fg_share=share, extra_latency_s=extra_latency_s,
+               read_ios_per_request=n_io[0], write_ios_per_request=n_io[1])
 
 
 def _capacity(plan: SimPlan, mix: Mix, exhausted: set[int]) -> tuple[float, int]:
@@ -218,9 +314,13 @@ def saturation_iops(plan: SimPlan, pattern: IoPattern) -> float:
     """Logical I/Os per second at the binding limit while credits last (for budgets)."""
     mix = pattern_mix(plan, pattern)
     cap, _ = _capacity(plan, mix, set())
+    return _saturation(mix, cap, pattern.concurrency)
+
+
+def _saturation(mix: Mix, cap: float, concurrency: int) -> float:
     if not math.isfinite(cap):
-        cap = pattern.concurrency / max(mix.service.mean, 1e-9)
-    return min(cap, pattern.concurrency / max(mix.service.mean, 1e-9)) * mix.data_fraction
+        cap = concurrency / max(mix.service.mean, 1e-9)
+    return min(cap, concurrency / max(mix.service.mean, 1e-9)) * mix.data_fraction
 
 
 @dataclass(slots=True)
@@ -230,11 +330,13 @@ class Phase:
     x: float  # requests/s
     wait_s: float
     binding: int
+    capacity: float
     backlog_slope: float  # open loop past saturation: latency growth per second
     balances_start: dict[int, float]
 
 
-def _phases(plan: SimPlan, pattern: IoPattern, mix: Mix, duration_s: float) -> list[Phase]:
+def _phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | None,
+            concurrency: int) -> list[Phase]:
     buckets = [l for l in range(plan.n_limits) if plan.lim_cap[l] > 0]
     bal = {l: float(plan.lim_init[l]) for l in buckets}
     exhausted: set[int] = set()
@@ -247,17 +349,17 @@ def _phases(plan: SimPlan, pattern: IoPattern, mix: Mix, duration_s: float) -> l
         # On serial devices the service time is spent at the station, not as a delay.
         z = mix.service.mean - (mix.serial_seconds if plan.dev_serial[0] else 0.0)
         slope = 0.0
-        if pattern.open_rate:
-            lam = pattern.open_rate
+        if open_rate:
+            lam = open_rate
             rho = lam / cap if math.isfinite(cap) else 0.0
             if rho < 1:
                 x = lam
-                wait = rho * d * (1 + cs2) / (2 * (1 - rho)) if rho > 0 else 0.0
+                wait = (rho * d * mix.fg_share * (1 + cs2) / (2 * (1 - rho))) if rho > 0 else 0.0
             else:
                 x, wait, slope = cap, 0.0, lam / cap - 1
         else:
-            x, wait = _closed_loop(pattern.concurrency, _stations(plan, mix, exhausted),
-                                   max(z, 1e-9))
+            x, wait = _closed_loop(concurrency, _stations(plan, mix, exhausted),
+                                   max(z + mix.extra_latency_s, 1e-9))
             if plan.dev_serial[0]:
                 wait = max(0.0, wait - mix.serial_seconds)
         end, hit = duration_s, None
@@ -270,7 +372,7 @@ def _phases(plan: SimPlan, pattern: IoPattern, mix: Mix, duration_s: float) -> l
                 if te < end:
                     end, hit = te, l
         phases.append(Phase(start_s=t, end_s=end, x=x, wait_s=wait, binding=binding,
-                            backlog_slope=slope, balances_start=dict(bal)))
+                            capacity=cap, backlog_slope=slope, balances_start=dict(bal)))
         for l in buckets:
             if l not in exhausted:
                 bal[l] = min(plan.lim_cap[l], bal[l] - (x * mix.cost[l] - plan.lim_earn[l]) * (end - t))
@@ -323,33 +425,61 @@ def _summary(d: Dist) -> dict[str, float | None]:
 def analytic_level(plan: SimPlan, pattern: IoPattern, *, duration_s: float,
                    load: dict[str, Any]) -> dict[str, Any]:
     """One load level in the same JSON shape as the DES (`advisor.sim.result.level_json`)."""
-    mix = pattern_mix(plan, pattern)
-    phases = _phases(plan, pattern, mix, duration_s)
-    total = sum(p.x * (p.end_s - p.start_s) for p in phases) * mix.data_fraction
-    reads = total * mix.read_fraction
-    ios = {"read": round(reads), "write": round(total - reads), "total": round(total)}
+    level = mix_level(plan, pattern_mix(plan, pattern), duration_s=duration_s, load=load,
+                      open_rate=pattern.open_rate, concurrency=pattern.concurrency)
+    level.pop("_dists")
+    level.pop("achieved_tps")
+    return level
+
+
+def combine_dists(parts: list[tuple[float, dict[str, Any]]]) -> dict[str, Any]:
+    """Latency percentiles over several servers, weighted by their request rates."""
+    out = {}
+    for key, label in (("all", "transaction"), ("read", "read"), ("write", "write")):
+        weighted = []
+        for rate, d in parts:
+            share = 1.0 if key == "all" else (d["read_fraction"] if key == "read"
+                                               else 1 - d["read_fraction"])
+            if rate * share > 0:
+                weighted.append((rate * share, d[key]))
+        out[label] = _summary(_mixture(weighted)) if weighted else _empty()
+    return out
+
+
+def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: dict[str, Any],
+              open_rate: float | None, concurrency: int) -> dict[str, Any]:
+    """A level of any request mix (raw pattern or database transactions)."""
+    phases = _phases(plan, mix, duration_s, open_rate=open_rate, concurrency=concurrency)
+    requests = sum(p.x * (p.end_s - p.start_s) for p in phases)
+    reads = requests * mix.read_ios_per_request
+    writes = requests * mix.write_ios_per_request
+    ios = {"read": round(reads), "write": round(writes), "total": round(reads + writes)}
     iops = {k: round(v / duration_s, 1) for k, v in ios.items()}
-    lat_all = _latency_dist(mix, phases, mix.service)
-    lat_read = _latency_dist(mix, phases, mix.read_service)
-    lat_write = _latency_dist(mix, phases, mix.write_service)
+    extra = mix.extra_latency_s
+    lat_all = _latency_dist(mix, phases, mix.service.shifted(extra))
+    lat_read = _latency_dist(mix, phases, mix.read_service.shifted(extra))
+    lat_write = _latency_dist(mix, phases, mix.write_service.shifted(extra))
     last = phases[-1]
     return {
         "load": load,
         "duration_s": duration_s,
         "ios": ios,
         "iops": iops,
-        "throughput_mibps": round(total * pattern.block_bytes / duration_s / MIB, 2),
+        "achieved_tps": round(requests / duration_s, 3),
+        "throughput_mibps": round(requests * mix.bytes_per_request / duration_s / MIB, 2),
         "latency_ms": {"read": _summary(lat_read) if mix.read_fraction > 0 else _empty(),
                        "write": _summary(lat_write) if mix.read_fraction < 1 else _empty(),
                        "transaction": _summary(lat_all)},
         "utilisation": _utilisation(plan, mix, phases, duration_s),
-        "bottleneck": _bottleneck_text(plan, pattern, phases),
+        "bottleneck": _bottleneck_text(plan, concurrency, phases),
         "engine": "analytic",
         "timeline": _timeline(plan, mix, phases, duration_s),
         "phases": [{"start_s": round(p.start_s, 1), "end_s": round(p.end_s, 1),
                     "iops": round(p.x * mix.data_fraction, 1),
                     "binding": _name(plan, p.binding)} for p in phases],
         "mean_in_flight": round(last.x * (lat_all.mean), 3),
+        "_dists": {"all": lat_all, "read": lat_read, "write": lat_write,
+                   "read_fraction": mix.read_fraction},
     }
 
 
@@ -380,7 +510,7 @@ def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float
     return out
 
 
-def _bottleneck_text(plan: SimPlan, pattern: IoPattern, phases: list[Phase]) -> str:
+def _bottleneck_text(plan: SimPlan, concurrency: int, phases: list[Phase]) -> str:
     last = phases[-1]
     if len(phases) > 1 and last.binding >= 0:
         prev = phases[-2]
@@ -390,9 +520,11 @@ def _bottleneck_text(plan: SimPlan, pattern: IoPattern, phases: list[Phase]) -> 
             return (f"{plan.limit_names[last.binding]}: burst credits ({plan.limit_names[owner]}) "
                     f"exhausted at t={prev.end_s:,.0f} s; baseline "
                     f"{plan.lim_rate[last.binding]:,.0f} {unit}")
-    if last.wait_s <= 0 and last.backlog_slope <= 0:
-        return (f"latency-bound at queue depth {pattern.concurrency}: no rate limit saturated "
-                f"({plan.profile.name} service time)")
+    busy = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
+    if busy < 0.9 and last.backlog_slope <= 0:
+        where = f"at queue depth {concurrency}" if concurrency < 4096 else "at this load"
+        return (f"latency-bound {where}: no rate limit saturated ({plan.profile.name} service "
+                f"time; busiest {_name(plan, last.binding)} at {busy:.0%})")
     name = _name(plan, last.binding)
     if last.binding >= 0:
         unit = "IOPS" if plan.lim_kind[last.binding] == KIND_IOPS else "MiB/s"

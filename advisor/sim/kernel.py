@@ -6,7 +6,7 @@ optional credit bucket; a member I/O completes after its limiters plus a sampled
 a RAID I/O completes with its slowest member. Group commit: one log write + flush at a time per
 log, commits that arrive meanwhile share the next one.
 
-Ops: 0 read, 1 write, 2 group-commit write (log `aux`), 3 flush only.
+Ops: 0 read, 1 write, 2 group-commit write (log `aux`), 3 flush only, 4 CPU (`size` us).
 """
 
 import math
@@ -97,6 +97,8 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
             mems, tmp):
     """Completion time of one logical I/O issued at `t`."""
     write = 1 if op == 1 or op == 2 else 0
+    if op == 4:  # CPU or other work off the devices: `size` microseconds
+        return t + size * 1e-6
     if op == 3:  # flush only: every member flushes its cache
         done = t
         for m in range(n):

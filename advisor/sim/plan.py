@@ -7,7 +7,7 @@ time (a spinning disk) or many in parallel (EBS, NVMe).
 """
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -214,3 +214,18 @@ def synthetic_plan(*, service_mean_s: float, exponential: bool, serial: bool,
         dev_flush_s=np.zeros(1), dev_serial=np.array([1 if serial else 0], dtype=np.int64),
         dev_cost=np.zeros((1, 2)), dev_rated_bytes=np.zeros(1), dev_seq_bps=np.ones(1),
         profile=profile)
+
+
+def with_write_load(plan: SimPlan, write_mibps_per_device: float) -> SimPlan:
+    """The plan with SSD read/write interference for a sustained write rate: a read then takes a
+    tail stall with extra probability `read_stall_per_write_mibps` x MiB/s (0 for most)."""
+    k = plan.profile.read_stall_per_write_mibps
+    if k <= 0 or write_mibps_per_device <= 0:
+        return plan
+    ptail = plan.dev_ptail.copy()
+    ptail[:, 0] = np.minimum(0.9, ptail[:, 0] + k * write_mibps_per_device)
+    out = replace(plan, dev_ptail=ptail)
+    out.notes = [*plan.notes, f"{k * write_mibps_per_device:.2%} of reads stall behind "
+                 f"{write_mibps_per_device:,.1f} MiB/s of writes per device (SSD program/erase "
+                 "interference, fitted to ACT on i3)"]
+    return out

@@ -16,7 +16,8 @@ from advisor.sim.result import level_json, timeline
 from advisor.sim.source import IoPattern
 
 Engine = Literal["des", "analytic", "auto"]
-RampKey = Literal["iodepth", "threads", "rate"]
+RampKey = Literal["iodepth", "threads", "rate", "tps", "x"]
+RAMP_KEYS = ("iodepth", "threads", "rate", "tps", "x")
 # DES budget for engine=auto: above this many simulated I/Os the analytic engine answers.
 AUTO_DES_BUDGET = 30_000_000
 ProgressFn = Callable[[int, float], None]  # (level index, fraction done)
@@ -28,12 +29,16 @@ class Ramp:
     values: tuple[float, ...]
 
 
-def parse_ramp(text: str) -> Ramp:
-    """'iodepth=1,2,4', 'threads=1,8,64' or 'rate=1000,5000' (IOPS, open loop)."""
+def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rate")) -> Ramp:
+    """'iodepth=1,2,4', 'threads=1,8,64', 'rate=1000,5000' (IOPS, open loop), 'tps=100,200'
+    (database transactions/s, open loop) or 'x=1,2,5' (ACT load multiples)."""
     key, sep, rest = text.partition("=")
     key = key.strip().lower()
-    if not sep or key not in ("iodepth", "threads", "rate"):
-        raise InvalidInput(f"--ramp {text!r}: write iodepth=1,2,4 or threads=1,8 or rate=1000,2000")
+    if not sep or key not in allowed:
+        examples = {"iodepth": "iodepth=1,2,4", "threads": "threads=1,8,64",
+                    "rate": "rate=1000,2000", "tps": "tps=100,200,400", "x": "x=1,2,5,10"}
+        raise InvalidInput(f"--ramp {text!r}: write "
+                           f"{' or '.join(examples[k] for k in allowed)}")
     try:
         values = tuple(float(v) for v in rest.split(",") if v.strip())
     except ValueError:
@@ -42,7 +47,7 @@ def parse_ramp(text: str) -> Ramp:
         raise InvalidInput(f"--ramp {text!r}: give one or more positive values")
     if len(values) > 64:
         raise InvalidInput(f"--ramp {text!r}: at most 64 levels")
-    if key != "rate" and any(v != int(v) or v > 4096 for v in values):
+    if key in ("iodepth", "threads") and any(v != int(v) or v > 4096 for v in values):
         raise InvalidInput(f"--ramp {text!r}: {key} values are whole numbers up to 4096")
     return Ramp(key=key, values=values)  # type: ignore[arg-type]
 

@@ -11,7 +11,7 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-OP_READ, OP_WRITE, OP_COMMIT, OP_FLUSH = 0, 1, 2, 3
+OP_READ, OP_WRITE, OP_COMMIT, OP_FLUSH, OP_CPU = 0, 1, 2, 3, 4
 
 
 @dataclass(slots=True)

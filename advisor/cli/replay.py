@@ -1,0 +1,366 @@
+"""`advisor replay` and `advisor calibrate`: measure real databases and disks.
+
+Thin adapters over `workloads.replay.run_replay`, `workloads.replay_sysbench` and
+`workloads.calibrate`. Bad input: one `error:` line on stderr, exit 2. A run that breaks
+midway (database gone, replica stopped, disk full): the finished steps are printed, then one
+`error:` line, exit 1. Database passwords are never printed (URLs are shown masked).
+"""
+
+import os
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from advisor.cli.common import Format, FormatOpt, console, emit_json, err_console
+from advisor.cli.progress import level_progress
+from advisor.errors import AdvisorError, InvalidInput
+from advisor.units import parse_bytes
+
+
+class Driver(str, Enum):
+    sqlalchemy = "sqlalchemy"
+    sysbench = "sysbench"
+
+
+REPLAY_HELP = (
+    "Drive a real database with the MySQL workload and measure TPS and latency.\n\n"
+    "Each transaction is a write on the master (UPDATE of a random row) or a read on a replica "
+    "(SELECT of one row or a small range), --reads reads per write. Each --ramp step runs that "
+    "many client threads for --warmup seconds (not measured), then --duration seconds, and "
+    "reports TPS, latency percentiles, errors and replica lag.\n\n"
+    "With no --master, an embedded SQLite file is used (master and replica are the same "
+    "file):\n\n"
+    "  advisor replay --ramp 1,2,4 --duration 5\n\n"
+    "Against MariaDB/MySQL (the project's own pair: scripts/mariadb-pair up; "
+    "scripts/mariadb-pair env prints the URLs):\n\n"
+    "  advisor replay --master mysql+pymysql://USER:PASSWORD@127.0.0.1:33061/advisor "
+    "--replica mysql+pymysql://USER:PASSWORD@127.0.0.1:33062/advisor --io-profile-out io.json"
+    "\n\n"
+    "Exit codes: 0 all steps ran; 1 a step failed (the finished steps are still printed); "
+    "2 bad input."
+)
+
+CALIBRATE_HELP = (
+    "Measure a real disk with sysbench fileio and fit a device profile from it.\n\n"
+    "Runs random reads, random writes, sequential reads and sequential writes at each --threads "
+    "count on test files in --path (direct I/O where the file system allows it), measures "
+    "fsync, and writes a user-catalog file: the fitted device (usable as local:NAME) and the "
+    "raw measurements.\n\n"
+    "  advisor calibrate --path /mnt/data --size 1G --time 10 --threads 1,4,16\n\n"
+    "Or import fio results (fio --output-format=json):\n\n"
+    "  advisor calibrate --import-fio results.json --name my-nvme\n\n"
+    "Needs the Debian package sysbench. Exit codes: 0 done; 1 a run failed (the finished runs "
+    "are kept in the file); 2 bad input (path missing or read-only, not enough space...)."
+)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    """One `error:` line on stderr, then exit with `code`.
+
+    SystemExit, not typer.Exit: under `main()`'s standalone_mode=False click turns typer.Exit
+    into a return value that is then lost; SystemExit keeps its code everywhere (CliRunner too).
+    """
+    err_console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    raise SystemExit(code)
+
+
+@contextmanager
+def _user_errors() -> Iterator[None]:
+    """AdvisorError -> one `error:` line and exit 2, also when not run through `main()`."""
+    try:
+        yield
+    except AdvisorError as exc:
+        _fail(str(exc), 2)
+
+
+def _wide(table: Table) -> None:
+    """Print a table to stdout; a file or pipe gets it whole instead of cut at 80 columns."""
+    target = console if console.is_terminal else Console(width=max(console.width, 160))
+    target.print(table)
+
+
+def _numbers(option: str, text: str, kind: type[int] | type[float]) -> tuple[Any, ...]:
+    try:
+        values = tuple(kind(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise InvalidInput(f"{option} {text!r} is not a comma-separated list of numbers") from None
+    if not values:
+        raise InvalidInput(f"{option} is empty")
+    return values
+
+
+def _data_dir() -> Path:
+    override = os.environ.get("ADVISOR_DATA_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return platformdirs.user_data_path("advisor")
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}" if value < 10 else f"{value:,.1f}"
+
+
+def _replay_table(result: dict[str, Any]) -> Table:
+    target = result["target"]
+    table = Table(title=f"replay ({result['mode']}, {result['reads_per_write']:g} reads/write): "
+                        f"{target['master']}", title_justify="left")
+    for column in ("threads", "offered tps", "TPS", "txns", "reads", "writes", "errors",
+                   "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms", "lag s", "step"):
+        table.add_column(column, justify="left" if column == "step" else "right")
+    for level in result["levels"]:
+        latency = level["latency_ms"]["transaction"] or {}
+        lag = level["replica_lag_s"]
+        table.add_row(
+            str(level["threads"]),
+            "-" if level["offered_tps"] is None else f"{level['offered_tps']:,.0f}",
+            f"{level['achieved_tps']:,.1f}", f"{level['transactions']:,}",
+            f"{level['reads']:,}", f"{level['writes']:,}", f"{level['errors']:,}",
+            *(_ms(latency.get(k)) for k in ("p50", "p95", "p99", "p999", "max")),
+            "-" if lag is None else f"{lag:.3f}",
+            "[red]failed[/red]" if level["failed"] else "ok",
+        )
+    return table
+
+
+def replay_command(
+    master: Annotated[str | None, typer.Option(
+        "--master", help="master URL, like mysql+pymysql://USER:PASSWORD@HOST:3306/DB "
+        "[default: an embedded SQLite file]", show_default=False)] = None,
+    replica: Annotated[list[str] | None, typer.Option(
+        "--replica", help="replica URL (repeatable); reads go round-robin over the replicas, "
+        "to the master when there is none", show_default=False)] = None,
+    reads: Annotated[float, typer.Option(
+        "--reads", help="read transactions per write transaction (3.25 = 23.5 % writes)")] = 3.25,
+    ramp: Annotated[str, typer.Option(
+        "--ramp", help="client threads of each step, comma-separated")] = "1,2,4,8",
+    duration: Annotated[float, typer.Option(
+        "--duration", help="measured seconds per step")] = 10.0,
+    warmup: Annotated[float, typer.Option(
+        "--warmup", help="seconds run before each step's measurement, not counted")] = 2.0,
+    rows: Annotated[int, typer.Option(
+        "--rows", help="rows in the test table (created once, reused)")] = 10_000,
+    rate: Annotated[str | None, typer.Option(
+        "--rate", help="open loop: Poisson arrivals at this many transactions/s (a comma list "
+        "runs one step per rate); latency counts from the intended start", show_default=False,
+    )] = None,
+    driver: Annotated[Driver, typer.Option(
+        "--driver", help="sqlalchemy: built-in clients; sysbench: oltp_read_write on the master"
+    )] = Driver.sqlalchemy,
+    seed: Annotated[int, typer.Option("--seed", help="random seed (echoed in the result)")] = 1,
+    io_profile_out: Annotated[Path | None, typer.Option(
+        "--io-profile-out", help="write the measured per-transaction I/O profile here "
+        "(needs MySQL/MariaDB: SQLite has no server counters)", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="also write the result JSON here (kept when a step fails)",
+        show_default=False)] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    with _user_errors():
+        result = _replay(master, replica or [], reads, ramp, duration, warmup, rows, rate,
+                         driver, seed, io_profile_out)
+        if out is not None:
+            from workloads.calibrate import save_document
+
+            save_document(result, out)
+    _print_replay(result, fmt, io_profile_out, out)
+    if not result["complete"]:
+        _fail(result["error"], 1)
+
+
+def _replay(
+    master: str | None, replicas: list[str], reads: float, ramp: str, duration: float,
+    warmup: float, rows: int, rate: str | None, driver: Driver, seed: int,
+    io_profile_out: Path | None,
+) -> dict[str, Any]:
+    from workloads.io_profile import save_io_profile
+    from workloads.replay import ReplayConfig, open_target, run_replay
+
+    config = ReplayConfig(
+        reads_per_write=reads, ramp=_numbers("--ramp", ramp, int),
+        rates_tps=_numbers("--rate", rate, float) if rate else (), duration_s=duration,
+        warmup_s=warmup, rows=rows, seed=seed,
+    )
+    config.validate()
+    if io_profile_out is not None and (master is None or master.startswith("sqlite")):
+        raise InvalidInput("--io-profile-out needs a MySQL/MariaDB --master "
+                           "(SQLite has no server counters)")
+    steps = config.steps()
+    if driver is Driver.sysbench:
+        from workloads.replay_sysbench import run_sysbench_replay
+        from workloads.sysbench import Sysbench
+
+        if master is None:
+            raise InvalidInput("--driver sysbench needs --master (a MySQL/MariaDB URL)")
+        runner = Sysbench.find()
+        with level_progress(len(steps), "sysbench replay") as update:
+            result = run_sysbench_replay(
+                master, replicas, config, runner=runner,
+                on_step=lambda step, n, threads, phase: update(max(step - 1, 0),
+                                                               0.5 if phase == "measure" else 0),
+            )
+    else:
+        target = open_target(master, replicas, pool_size=max(t for t, _ in steps) + 2,
+                             sqlite_path=_data_dir() / "replay.sqlite3")
+        try:
+            with level_progress(len(steps), "replay") as update:
+                result = run_replay(target, config, progress=lambda e: update(
+                    max(e.step - 1, 0), min(e.elapsed_s / e.step_s, 1.0) if e.step_s else 0.0))
+        finally:
+            target.close()
+    if io_profile_out is not None and result["io_profile"] is not None:
+        save_io_profile(result["io_profile"], io_profile_out)
+    return result
+
+
+def _print_replay(
+    result: dict[str, Any], fmt: Format, io_profile_out: Path | None, out: Path | None
+) -> None:
+    if fmt is Format.json:
+        emit_json(result)
+    else:
+        if result["levels"]:
+            _wide(_replay_table(result))
+        target = result["target"]
+        for replica in target["replicas"]:
+            console.print(f"reads on replica {replica}", markup=False, highlight=False)
+        if target["note"]:
+            console.print(f"note: {target['note']}", markup=False, highlight=False)
+    if io_profile_out is not None:
+        if result["io_profile"] is not None:
+            err_console.print(f"I/O profile written to {io_profile_out}", markup=False)
+        else:
+            err_console.print("no I/O profile: no step finished", markup=False)
+    if out is not None:
+        err_console.print(f"result written to {out}", markup=False)
+
+
+def _calibration_table(document: dict[str, Any]) -> Table:
+    calibration = document["calibration"]
+    table = Table(title=f"calibration: {calibration['tool']} on {calibration['path']}"
+                        f"{'' if calibration.get('direct_io', True) else ' (no O_DIRECT)'}",
+                  title_justify="left")
+    for column in ("mode", "threads", "QD", "block", "read IOPS", "write IOPS", "MiB/s",
+                   "p50 ms", "p99 ms", "p99.9 ms", "max ms"):
+        table.add_column(column, justify="left" if column == "mode" else "right")
+    for run in calibration["runs"]:
+        latency = run["latency_ms"] or {}
+        table.add_row(
+            run["mode"], str(run["threads"]), str(run["iodepth"]),
+            f"{run['block_bytes'] // 1024}KiB", f"{run['read_iops']:,.0f}",
+            f"{run['write_iops']:,.0f}", f"{run['read_mibps'] + run['write_mibps']:,.1f}",
+            *(_ms(latency.get(k)) for k in ("p50", "p99", "p999", "max")),
+        )
+    return table
+
+
+def _print_device(document: dict[str, Any]) -> None:
+    for device in document["local_devices"]:
+        profile = next(p for p in document["latency_profiles"]
+                       if p["name"] == device["latency_profile"])
+        console.print(
+            f"device local:{device['name']}: {device['read_iops']:,.0f} read / "
+            f"{device['write_iops']:,.0f} write IOPS at {device['block_kib']} KiB, sequential "
+            f"{device['seq_read_mibps']:,.0f} / {device['seq_write_mibps']:,.0f} MiB/s; "
+            f"QD1 read median {profile['read']['median_ms']} ms (sigma "
+            f"{profile['read']['sigma']}), write median {profile['write']['median_ms']} ms, "
+            f"fsync {profile['flush_ms']} ms", markup=False, highlight=False)
+    for note in document["calibration"].get("notes", []):
+        console.print(f"note: {note}", markup=False, highlight=False)
+
+
+def calibrate_command(
+    path: Annotated[Path | None, typer.Option(
+        "--path", help="directory on the disk to measure (test files are created and removed)",
+        show_default=False)] = None,
+    size: Annotated[str, typer.Option(
+        "--size", help="total size of the test files (bigger than the disk cache for "
+        "honest reads)")] = "1G",
+    time_s: Annotated[int, typer.Option("--time", help="seconds per run")] = 10,
+    threads: Annotated[str, typer.Option(
+        "--threads", help="thread counts to run each mode at, comma-separated")] = "1,4,16",
+    block_size: Annotated[str, typer.Option(
+        "--block-size", help="I/O size (InnoDB pages are 16k)")] = "16k",
+    name: Annotated[str | None, typer.Option(
+        "--name", help="device name, used as local:NAME [default: this host's name, or the "
+        "fio file's name]", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", help="profile file to write [default: calibration-NAME.json]",
+        show_default=False)] = None,
+    import_fio: Annotated[Path | None, typer.Option(
+        "--import-fio", help="read fio --output-format=json results instead of running sysbench",
+        show_default=False)] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    with _user_errors():
+        document, name = _calibrate(path, size, time_s, threads, block_size, name, import_fio)
+        from workloads.calibrate import save_document
+
+        target = out or Path(f"calibration-{name}.json")
+        save_document(document, target)
+    if fmt is Format.json:
+        emit_json(document)
+    else:
+        if document["calibration"]["runs"]:
+            _wide(_calibration_table(document))
+        _print_device(document)
+    err_console.print(f"profile written to {target}", markup=False)
+    error = document["calibration"].get("error")
+    if error:
+        _fail(error, 1)
+
+
+def _calibrate(
+    path: Path | None, size: str, time_s: int, threads: str, block_size: str,
+    name: str | None, import_fio: Path | None,
+) -> tuple[dict[str, Any], str]:
+    from workloads.calibrate import (
+        CalibrationPlan,
+        calibration_document,
+        capacity_gib,
+        run_calibration,
+    )
+    from workloads.device_profile import check_name, default_name
+
+    if (path is None) == (import_fio is None):
+        raise InvalidInput("give either --path DIR (run sysbench) or --import-fio FILE.json")
+    if import_fio is not None:
+        from workloads.fio import import_fio as read_fio
+
+        calibration = read_fio(import_fio)
+        device_name = check_name(name or default_name(import_fio.stem))
+        directory = Path(calibration["path"])
+        capacity = capacity_gib(directory) if directory.is_dir() else 0.0
+        return calibration_document(calibration, name=device_name, capacity_gib=capacity), \
+            device_name
+    assert path is not None
+    from workloads.sysbench import Sysbench
+
+    plan = CalibrationPlan(
+        path=path, name=check_name(name or default_name(socket.gethostname())),
+        size_bytes=parse_bytes(size, what="--size"), time_s=time_s,
+        threads=_numbers("--threads", threads, int),
+        block_bytes=parse_bytes(block_size, what="--block-size"),
+    )
+    plan.validate()
+    runner = Sysbench.find()
+    runs = len(plan.modes) * len(plan.threads) + 2
+    with level_progress(runs, "calibrate") as update:
+        calibration = run_calibration(plan, runner=runner,
+                                      progress=lambda done, total, what: update(done, 0.0))
+    document = calibration_document(calibration, name=plan.name, capacity_gib=capacity_gib(path))
+    return document, plan.name
+
+
+def register(app: typer.Typer) -> None:
+    """Add `replay` and `calibrate` to the main app."""
+    app.command("replay", help=REPLAY_HELP)(replay_command)
+    app.command("calibrate", help=CALIBRATE_HELP)(calibrate_command)

@@ -1,0 +1,207 @@
+"""Aerospike-style storage load as ACT (the Aerospike Certification Tool) derives it.
+
+ACT's `derive_configuration` (reference-tools section 1): records rounded up to 16 B, small reads
+rounded up to 512 B; internal reads = reads + writes x update-pct/100; internal writes = RF x
+writes; large-block (128 KiB) writes/s = internal writes / (block bytes / record bytes) x defrag
+amplification 100 / (100 - defrag-lwm-pct); defrag reads at the same rate. Client latency is the
+small reads'. Pass/fail per time slice: < 5 % of reads over 1 ms, < 1 % over 8 ms, < 0.1 % over
+64 ms. "1x" = 2,000 reads/s + 1,000 writes/s per device.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from advisor import MODEL_VERSION, __version__
+from advisor.catalog.model import Catalog
+from advisor.errors import InvalidInput
+from advisor.layout.describe import usable_capacity_gib
+from advisor.layout.model import Layout
+from advisor.sim.des import run_des
+from advisor.sim.plan import compile_plan, with_write_load
+from advisor.sim.result import level_json, timeline
+from advisor.sim.source import OP_READ, OP_WRITE, Background, Requests, poisson_times, poisson_window
+from advisor.sim.stats import LatencyStats
+
+KIB = 1024
+READS_PER_X, WRITES_PER_X = 2000, 1000  # per device
+ACT_LIMITS = ((1, 5.0), (8, 1.0), (64, 0.1))  # (ms, max % of reads over it)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActLoad:
+    """ACT's configuration (totals over the node's devices)."""
+
+    reads_per_sec: float
+    writes_per_sec: float
+    record_bytes: int = 1536
+    replication_factor: int = 1
+    update_pct: float = 0.0
+    defrag_lwm_pct: float = 50.0
+    large_block_kib: int = 128
+    defrag_reads: bool = True
+
+    def __post_init__(self) -> None:
+        for ok, msg in (
+            (self.reads_per_sec >= 0 and self.writes_per_sec >= 0,
+             "--reads-per-sec/--writes-per-sec must be 0 or more"),
+            (self.reads_per_sec + self.writes_per_sec > 0, "give a read or write load"),
+            (16 <= self.record_bytes <= 1024 * KIB, "--record-bytes must be 16 B .. 1 MiB"),
+            (1 <= self.replication_factor <= 8, "--replication-factor must be 1..8"),
+            (0 <= self.update_pct <= 100, "--update-pct must be 0..100"),
+            (0 <= self.defrag_lwm_pct < 100, "--defrag-lwm-pct must be 0 <= x < 100"),
+            (self.large_block_kib & (self.large_block_kib - 1) == 0
+             and 1 <= self.large_block_kib <= 8192, "large-block-op-kbytes: power of 2 <= 8192"),
+        ):
+            if not ok:
+                raise InvalidInput(msg)
+
+    @staticmethod
+    def at_x(x: float, devices: int, **kw: Any) -> "ActLoad":
+        if x <= 0:
+            raise InvalidInput(f"--x {x:g}: must be positive")
+        return ActLoad(reads_per_sec=READS_PER_X * x * devices,
+                       writes_per_sec=WRITES_PER_X * x * devices, **kw)
+
+    @property
+    def stored_record_bytes(self) -> int:
+        return int(math.ceil(self.record_bytes / 16) * 16)
+
+    @property
+    def read_bytes(self) -> int:
+        return int(math.ceil(self.stored_record_bytes / 512) * 512)
+
+    @property
+    def defrag_amplification(self) -> float:
+        return 100.0 / (100.0 - self.defrag_lwm_pct)
+
+    @property
+    def internal_reads_per_sec(self) -> float:
+        return self.reads_per_sec + self.writes_per_sec * self.update_pct / 100
+
+    @property
+    def internal_writes_per_sec(self) -> float:
+        return self.replication_factor * self.writes_per_sec
+
+    @property
+    def large_block_writes_per_sec(self) -> float:
+        records_per_block = self.large_block_kib * KIB / self.stored_record_bytes
+        return self.internal_writes_per_sec / records_per_block * self.defrag_amplification
+
+    @property
+    def large_block_reads_per_sec(self) -> float:
+        return self.large_block_writes_per_sec if self.defrag_reads else 0.0
+
+    def derivation(self) -> dict[str, Any]:
+        return {"record_bytes": self.stored_record_bytes, "read_bytes": self.read_bytes,
+                "internal_reads_per_sec": self.internal_reads_per_sec,
+                "internal_writes_per_sec": self.internal_writes_per_sec,
+                "defrag_amplification": self.defrag_amplification,
+                "large_block_writes_per_sec": round(self.large_block_writes_per_sec, 3),
+                "large_block_reads_per_sec": round(self.large_block_reads_per_sec, 3),
+                "large_block_bytes": self.large_block_kib * KIB}
+
+
+@dataclass(slots=True, kw_only=True)
+class ActSource:
+    """Small reads (the client latency) open loop; large-block writes and defrag reads behind."""
+
+    load: ActLoad
+    span_bytes: int
+    concurrency: int = 4096
+    open_rate: float | None = None
+
+    def __post_init__(self) -> None:
+        self.open_rate = max(self.load.internal_reads_per_sec, 1e-9)
+
+    def requests(self, rng: np.random.Generator, count: int, t0: float) -> Requests:
+        size = self.load.read_bytes
+        slots = max(1, self.span_bytes // size)
+        return Requests(sched=poisson_times(rng, self.open_rate or 1e-9, count, t0),
+                        first=np.arange(count + 1, dtype=np.int64),
+                        op=np.full(count, OP_READ, np.int64), size=np.full(count, size, np.int64),
+                        offset=rng.integers(0, slots, size=count, dtype=np.int64) * size,
+                        aux=np.zeros(count, np.int64), kind=np.zeros(count, np.int64))
+
+    def background(self, rng: np.random.Generator, t0: float, t1: float) -> Background:
+        block = self.load.large_block_kib * KIB
+        blocks = max(1, self.span_bytes // block)
+        w = poisson_window(rng, self.load.large_block_writes_per_sec, t0, t1)
+        r = poisson_window(rng, self.load.large_block_reads_per_sec, t0, t1)
+        t = np.concatenate([w, r])
+        op = np.concatenate([np.full(w.size, OP_WRITE, np.int64), np.full(r.size, OP_READ, np.int64)])
+        order = np.argsort(t, kind="stable")
+        offsets = rng.integers(0, blocks, size=t.size, dtype=np.int64) * block
+        return Background(sched=t[order], op=op[order], size=np.full(t.size, block, np.int64),
+                          offset=offsets)
+
+
+def act_row(stats: LatencyStats) -> dict[str, float]:
+    return {k: v for k, v in stats.act_row().items()}
+
+
+def act_pass(row: dict[str, float]) -> tuple[bool, list[str]]:
+    fails = [f"{row[f'gt_{ms}ms_pct']:.2f} % of reads over {ms} ms (limit {limit:g} %)"
+             for ms, limit in ACT_LIMITS if row[f"gt_{ms}ms_pct"] >= limit]
+    return not fails, fails
+
+
+def devices_of(layout: Layout) -> int:
+    return layout.spec.count
+
+
+def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[dict[str, Any], ActLoad]], *,
+                 duration_s: float = 60.0, slice_s: float | None = None, seed: int = 1,
+                 progress: Any = None) -> dict[str, Any]:
+    """Run ACT's load on a layout at each level; the rating is the highest x that passes."""
+    plan = compile_plan(layout, catalog)
+    span = int(usable_capacity_gib(layout) * 2**30)
+    slice_s = slice_s or max(duration_s / 6, 1.0)
+    levels = []
+    for i, (label, load) in enumerate(loads):
+        src = ActSource(load=load, span_bytes=span)
+        write_mibps = load.large_block_writes_per_sec * load.large_block_kib / 1024
+        level_plan = with_write_load(plan, write_mibps / max(1, layout.spec.count))
+
+        def tick(frac: float, i: int = i) -> None:
+            if progress is not None:
+                progress(i, frac)
+        raw = run_des(level_plan, src, duration_s=duration_s, seed=seed + i, slice_s=slice_s,
+                      progress=tick)
+        level = level_json(level_plan, raw, load=label, concurrency=None)
+        level["timeline"] = timeline(level_plan, raw)
+        level["notes"] = level_plan.notes
+        rows = []
+        for k, stats in enumerate(raw.slices):
+            row = act_row(stats)
+            ok, why = act_pass(row)
+            rows.append({"slice": k + 1, "start_s": round(k * slice_s, 1), "reads": stats.n,
+                         **row, "pass": ok, "fails": why})
+        overall = act_row(raw.request_latency["read"])
+        max_row = {key: max((r[key] for r in rows), default=0.0) for key in overall}
+        ok = all(r["pass"] for r in rows) and bool(rows)
+        level["act"] = {"slices": rows, "avg": overall, "max": max_row, "pass": ok,
+                        "derivation": load.derivation()}
+        level["meets_slo"] = ok
+        levels.append(level)
+    rating = None
+    for lv in levels:
+        if not lv["meets_slo"]:
+            break
+        rating = lv["load"].get("x", rating)
+    last = levels[-1]
+    return {
+        "kind": "simulate", "workload": "aerospike", "layout": str(layout.spec),
+        "devices": devices_of(layout), "slice_s": slice_s,
+        "levels": levels,
+        "rating": {"x": rating, "text": (f"passes ACT up to {rating:g}x" if rating else
+                                         "does not pass ACT at the lowest level tried")},
+        "knee": {"x": rating},
+        "duration_s": duration_s, "ios": last["ios"], "iops": last["iops"],
+        "throughput_mibps": last["throughput_mibps"], "latency_ms": last["latency_ms"],
+        "bottleneck": last["bottleneck"], "timeline": last["timeline"],
+        "engine": ["des"], "seed": seed, "model_version": MODEL_VERSION,
+        "advisor_version": __version__, "catalog_version": catalog.catalog_version,
+    }

@@ -1,0 +1,260 @@
+"""Simulate a MySQL deployment (master + replicas) under rising load and find its knee."""
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from advisor import MODEL_VERSION, __version__
+from advisor.catalog.model import Catalog
+from advisor.errors import InvalidInput
+from advisor.layout.describe import usable_capacity_gib
+from advisor.layout.model import Layout
+from advisor.sim.analytic import build_mix, mix_level
+from advisor.sim.des import RawLevel, run_des
+from advisor.sim.plan import SimPlan, compile_plan
+from advisor.sim.result import level_json, timeline
+from advisor.sim.stats import LatencyStats
+from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
+
+ProgressFn = Callable[[int, float], None]
+BACKGROUND_LAG_LIMIT_S = 1.0
+CPU_LIMIT = 0.85
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deployment:
+    master: Layout
+    replica: Layout | None  # every replica uses this layout
+
+    def replicas_for(self, params: MysqlParams) -> list[str]:
+        layout = self.replica or self.master
+        return [str(layout.spec)] * params.replicas
+
+
+def _server_layout(dep: Deployment, role: str) -> Layout:
+    return dep.master if role == "master" else (dep.replica or dep.master)
+
+
+def _check_fits(dep: Deployment, params: MysqlParams) -> None:
+    for role in ("master", "replica") if params.replicas else ("master",):
+        layout = _server_layout(dep, role)
+        cap = usable_capacity_gib(layout)
+        if cap < params.data_gb * 1.05:
+            raise InvalidInput(f"{role} layout {layout.spec}: {cap:,.0f} GiB usable is too small "
+                               f"for {params.data_gb:g} GiB of data plus logs (needs "
+                               f"{params.data_gb * 1.05:,.0f} GiB)")
+
+
+def _io_for(layout: Layout, params: MysqlParams, measured: TxnIo | None) -> TxnIo:
+    if measured is not None:
+        return measured
+    memory = layout.instance.memory_gib if layout.instance else 16.0
+    return derive_io(params, memory)
+
+
+def build_servers(dep: Deployment, params: MysqlParams, measured: TxnIo | None) -> list[MysqlServer]:
+    data = int(params.data_gb * GIB)
+    return servers(params, _io_for(dep.master, params, measured),
+                   _io_for(dep.replica or dep.master, params, measured), data_bytes=data,
+                   master_capacity=int(usable_capacity_gib(dep.master) * GIB),
+                   replica_capacity=int(usable_capacity_gib(dep.replica or dep.master) * GIB))
+
+
+def cpu_utilisation(server: MysqlServer, layout: Layout) -> float:
+    p = server.params
+    vcpu = layout.instance.vcpu if layout.instance else 2
+    reads = server.rate_tps * server.read_share
+    writes = server.rate_tps * (1 - server.read_share) + server.write_apply_tps
+    return (reads * p.cpu_ms_read + writes * p.cpu_ms_write) / 1000 / vcpu
+
+
+def apply_capacity_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None) -> float:
+    """Write transactions/s the replica's SQL thread(s) can apply, one after another."""
+    p, io = server.params, server.io
+    prof = plan.profile
+    read_s = (read_ms / 1000) if read_ms else prof.read.median_ms / 1000
+    commit_s = (prof.write.median_ms + prof.flush_ms) / 1000 if p.flush_log_at_trx_commit == 1 else 0
+    per_txn = io.write_page_reads * read_s + commit_s + p.cpu_ms_write / 1000
+    return p.replica_workers / max(per_txn, 1e-9)
+
+
+def _fsync_note(server: MysqlServer, plan: SimPlan) -> str | None:
+    commits = len(server._commit_ios())
+    if server.role != "master" or commits == 0:
+        return None
+    prof = plan.profile
+    flush = prof.write.median_ms + prof.flush_ms
+    io = server.io
+    reads = io.write_page_reads * prof.read.median_ms
+    if commits * flush < reads + server.params.cpu_ms_write:
+        return None
+    return (f"fsync-bound: each write commit waits for {commits} log flush"
+            f"{'es' if commits > 1 else ''} (redo{', binlog' if commits > 1 else ''}) of "
+            f"~{flush:.2f} ms on {plan.profile.name}; group commit shares them between concurrent "
+            "commits")
+
+
+def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine: str,
+                  duration_s: float, seed: int, warmup_s: float,
+                  progress: Callable[[float], None] | None) -> tuple[dict[str, Any], Any]:
+    load = {"tps": round(server.rate_tps, 3)}
+    if engine == "des":
+        raw: RawLevel = run_des(plan, server, duration_s=duration_s, seed=seed,
+                                warmup_s=warmup_s, progress=progress)
+        level = level_json(plan, raw, load=load, concurrency=None)
+        level["timeline"] = timeline(plan, raw)
+        level["achieved_tps"] = round(raw.completed / (duration_s - warmup_s), 3)
+        level["unfinished"] = raw.request_latency["all"].n - raw.completed
+        stats: Any = raw.request_latency
+        read_ms = raw.io_latency["read"].mean_s * 1000 if raw.io_latency["read"].n else None
+    else:
+        mix = build_mix(plan, server.request_classes(), server.background_specs())
+        level = mix_level(plan, mix, duration_s=duration_s, load=load, open_rate=server.rate_tps,
+                          concurrency=server.concurrency)
+        stats = level.pop("_dists")
+        read_ms = None
+    level["role"] = server.role
+    level["layout"] = str(layout.spec)
+    level["offered_tps"] = round(server.rate_tps, 3)
+    level["cpu_utilisation"] = round(cpu_utilisation(server, layout), 4)
+    if server.role == "replica":
+        cap = apply_capacity_tps(server, plan, read_ms)
+        behind = server.params.write_tps > cap
+        level["replication"] = {
+            "apply_capacity_tps": round(cap, 1), "write_tps": round(server.params.write_tps, 1),
+            "falls_behind": behind,
+            "lag_growth_s_per_s": round(server.params.write_tps / cap - 1, 4) if behind else 0.0}
+    note = _fsync_note(server, plan)
+    if note and level["bottleneck"].startswith("latency-bound"):
+        level["bottleneck"] = note
+    return level, stats
+
+
+def _verdict(servers_json: list[dict[str, Any]], p99: float | None, p99_ms: float) -> list[str]:
+    why = []
+    if p99 is not None and p99 > p99_ms:
+        why.append(f"transaction p99 {p99:,.2f} ms > {p99_ms:g} ms")
+    for s in servers_json:
+        role = s["role"]
+        if s.get("replication", {}).get("falls_behind"):
+            r = s["replication"]
+            why.append(f"{role} falls behind: applies {r['apply_capacity_tps']:,.0f} writes/s < "
+                       f"{r['write_tps']:,.0f}")
+        if s.get("background", {}).get("lag_s", 0.0) > BACKGROUND_LAG_LIMIT_S:
+            why.append(f"{role} page flushing falls behind ({s['background']['lag_s']:,.1f} s late)")
+        if s["cpu_utilisation"] > CPU_LIMIT:
+            why.append(f"{role} CPU {s['cpu_utilisation']:.0%} busy (> {CPU_LIMIT:.0%})")
+    return why
+
+
+def _combined(parts: list[tuple[dict[str, Any], Any]], engine: str) -> dict[str, Any]:
+    if engine == "des":
+        merged = {k: LatencyStats() for k in ("all", "read", "write")}
+        for _, stats in parts:
+            for k in merged:
+                merged[k].merge(stats[k])
+        return {"transaction": merged["all"].summary_ms(), "read": merged["read"].summary_ms(),
+                "write": merged["write"].summary_ms()}
+    from advisor.sim.analytic import combine_dists
+
+    return combine_dists([(lvl["offered_tps"], d) for lvl, d in parts])
+
+
+def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
+                   tps_levels: list[float] | None = None, duration_s: float = 60.0,
+                   engine: str = "auto", seed: int = 1, warmup_s: float = 5.0,
+                   p99_ms: float = 10.0, measured: TxnIo | None = None,
+                   progress: ProgressFn | None = None) -> dict[str, Any]:
+    """Simulate the deployment at each offered TPS; the knee is the highest that meets the SLO."""
+    if warmup_s >= duration_s:
+        warmup_s = 0.0
+    _check_fits(dep, params)
+    levels_tps = tps_levels or [params.tps]
+    plans: dict[str, SimPlan] = {}
+    out_levels = []
+    for i, tps in enumerate(levels_tps):
+        p = replace(params, tps=tps)
+        parts = []
+        srv = build_servers(dep, p, measured)
+        use = engine if engine != "auto" else ("des" if tps * duration_s <= 3_000_000 else
+                                               "analytic")
+        for j, server in enumerate(srv):
+            layout = _server_layout(dep, server.role)
+            key = str(layout.spec)
+            plan = plans.setdefault(key, compile_plan(layout, catalog))
+
+            def tick(frac: float, i: int = i, j: int = j, n: int = len(srv)) -> None:
+                if progress is not None:
+                    progress(i, (j + frac) / n)
+            parts.append(_server_level(server, layout, plan, engine=use, duration_s=duration_s,
+                                       seed=seed + 7919 * i + j, warmup_s=warmup_s,
+                                       progress=tick))
+        server_json = [lvl for lvl, _ in parts]
+        latency = _combined(parts, use)
+        reasons = _verdict(server_json, latency["transaction"]["p99"], p99_ms)
+        achieved = sum(_achieved(s) for s in server_json)
+        out_levels.append({
+            "load": {"tps": tps}, "offered_tps": tps, "achieved_tps": round(achieved, 2),
+            "latency_ms": latency, "servers": server_json, "meets_slo": not reasons,
+            "reasons": reasons, "engine": use,
+            "bottleneck": "; ".join(f"{s['role']}: {s['bottleneck']}" for s in server_json[:2]),
+        })
+    passing = [lv["offered_tps"] for lv in out_levels if lv["meets_slo"]]
+    last = out_levels[-1]
+    master_last = last["servers"][0]
+    io = build_servers(dep, params, measured)
+    return {
+        "kind": "simulate", "workload": "mysql",
+        "deployment": {"master": str(dep.master.spec), "replicas": dep.replicas_for(params)},
+        "layout": str(dep.master.spec),
+        "params": {k: getattr(params, k) for k in params.__dataclass_fields__},
+        "io_profile": {"source": io[0].io.source, "miss_ratio": round(io[0].io.miss_ratio, 4),
+                       "per_read_txn": {"page_reads": round(io[0].io.read_page_reads, 4)},
+                       "per_write_txn": {"page_reads": round(io[0].io.write_page_reads, 4),
+                                         "page_flushes": round(io[0].io.write_page_flushes, 4),
+                                         "redo_bytes": round(io[0].io.redo_bytes),
+                                         "binlog_bytes": round(io[0].io.binlog_bytes)},
+                       "explain": io[0].io.explain},
+        "slo": {"p99_ms": p99_ms},
+        "levels": out_levels,
+        "knee": {"tps": max(passing) if passing else None,
+                 "text": (f"highest load meeting p99 <= {p99_ms:g} ms: {max(passing):,.0f} tps"
+                          if passing else f"no level meets p99 <= {p99_ms:g} ms")},
+        "duration_s": duration_s, "warmup_s": warmup_s,
+        "ios": master_last["ios"], "iops": master_last["iops"],
+        "throughput_mibps": master_last["throughput_mibps"],
+        "latency_ms": last["latency_ms"], "bottleneck": last["bottleneck"],
+        "timeline": master_last.get("timeline", []),
+        "engine": sorted({lv["engine"] for lv in out_levels}), "seed": seed,
+        "model_version": MODEL_VERSION, "advisor_version": __version__,
+        "catalog_version": catalog.catalog_version,
+    }
+
+
+def _achieved(server_level: dict[str, Any]) -> float:
+    """Foreground transactions/s the server completed (offered when the engine is analytic)."""
+    return float(server_level.get("achieved_tps", server_level["offered_tps"]))
+
+
+def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, threads: int,
+                    measured: TxnIo | None = None) -> float:
+    """Closed loop: the rate at which `threads` clients, each running one transaction after
+    another, keep `threads` transactions in flight (Little: threads = tps x mean latency)."""
+    def in_flight(tps: float) -> float:
+        r = simulate_mysql(dep, catalog, replace(params, tps=tps), tps_levels=[tps],
+                           duration_s=600.0, engine="analytic", measured=measured, warmup_s=0.0)
+        mean = r["levels"][0]["latency_ms"]["transaction"]["mean"] or 0.0
+        return tps * mean / 1000
+
+    lo, hi = 0.0, 100.0
+    while in_flight(hi) < threads and hi < 1e7:
+        lo, hi = hi, hi * 2
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if in_flight(mid) < threads:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < max(0.5, 0.002 * hi):
+            break
+    return round((lo + hi) / 2, 2)
