@@ -3,6 +3,7 @@
 Errors the user can fix print one line on stderr and exit 2; an SLO nobody can meet exits 1.
 """
 
+import os
 import sys
 
 import typer
@@ -80,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug, not bad input: one line, the traceback on request
+        if os.environ.get("ADVISOR_DEBUG"):
+            raise
+        typer.echo(f"internal error: {type(exc).__name__}: {exc} (set ADVISOR_DEBUG=1 for the "
+                   "traceback and please report it)", err=True)
+        return 3
     return 0
 
 

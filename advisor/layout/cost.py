@@ -91,3 +91,21 @@ def layout_cost(layout: Layout) -> Cost:
         i.monthly_usd for i in items)
     return Cost(instance_usd=instance_usd, storage_usd=storage_usd, items=tuple(items),
                 notes=tuple(notes))
+
+
+def monthly_usd(layout: Layout) -> float:
+    """The total of `layout_cost(layout)` without building its items (for ranking thousands)."""
+    total = layout.instance.hourly_usd * HOURS_PER_MONTH if layout.instance else 0.0
+    vt = layout.volume_type
+    if vt is None:
+        return total
+    size = layout.device_size_gib
+    per = size * vt.storage_usd_per_gib_month
+    iops = layout.iops
+    if iops is not None and vt.iops_usd_tiers:
+        billable = iops - (vt.included_iops or 0) if vt.model == "gp3" else iops
+        per += sum(n * price for n, price in tiered_iops_usd(vt.iops_usd_tiers, billable))
+    mibps = layout.throughput_mibps
+    if mibps is not None and vt.throughput_usd_per_mibps_month and vt.included_mibps is not None:
+        per += max(0.0, mibps - vt.included_mibps) * vt.throughput_usd_per_mibps_month
+    return total + per * layout.spec.count

@@ -10,6 +10,7 @@ falls to its sustained rate: the run is a sequence of phases.
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -47,12 +48,17 @@ def _grid() -> NDArray[np.float64]:
     return (np.arange(GRID) + 0.5) / GRID
 
 
+@lru_cache(maxsize=1)
+def _normal_grid() -> NDArray[np.float64]:
+    from statistics import NormalDist
+
+    return np.array([NormalDist().inv_cdf(x) for x in _grid()])
+
+
 def _service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> Dist:
     """Service time of a logical I/O on `fan` members (completes with the slowest)."""
     u = _grid()
-    from statistics import NormalDist
-
-    z = np.array([NormalDist().inv_cdf(x) for x in u])
+    z = _normal_grid()
     mu, sigma = plan.dev_mu[0, op], plan.dev_sigma[0, op]
     pt, lo, hi = plan.dev_ptail[0, op], plan.dev_tail_lo[0, op], plan.dev_tail_hi[0, op]
     body = np.exp(mu + sigma * z)
@@ -93,6 +99,10 @@ class Mix:
     extra_latency_s: float = 0.0  # e.g. CPU time, group-commit waits not in `service`
     read_ios_per_request: float = 0.0  # device I/Os (foreground + background) per request
     write_ios_per_request: float = 0.0
+    fg_ios_per_request: float = 1.0  # I/Os in the request's own path (each may queue)
+    # Sum over a request's I/Os of (cost at each limiter)^2: the M/G/1 second moment, which
+    # large I/Os (doublewrite batches, 128 KiB blocks) dominate.
+    cost_sq: NDArray[np.float64] | None = None
 
 
 def _fan(plan: SimPlan, write: bool, size: float) -> tuple[int, int, float]:
@@ -192,11 +202,13 @@ ZERO = Dist(np.array([0.0]), np.array([1.0]))
 def _repeat(d: Dist, count: float) -> Dist:
     """Sum of `count` independent copies (a fractional part is present with that chance)."""
     whole, frac = int(count), count - int(count)
-    out = ZERO
-    for _ in range(min(whole, 16)):
-        out = _convolve(out, d)
-    if whole > 16:  # many small I/Os: the sum is close to its mean times count
-        out = out.shifted(d.mean * (whole - 16))
+    out, power, n = ZERO, d, whole
+    while n:  # binary powers: log2(count) convolutions
+        if n & 1:
+            out = _convolve(out, power)
+        n >>= 1
+        if n:
+            power = _convolve(power, power)
     if frac > 1e-9:
         out = _mixture([(1 - frac, out), (frac, _convolve(out, d))])
     return out
@@ -206,19 +218,23 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
               background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
     """Mix of multi-I/O requests (database transactions) plus background I/Os per request."""
     cost = np.zeros(plan.n_limits)
+    cost_sq = np.zeros(plan.n_limits)
     fg = np.zeros(plan.n_limits)
     serial = 0.0
     parts: list[tuple[float, Dist]] = []
     by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
     nbytes = 0.0
     n_io = [0.0, 0.0]
+    n_fg = 0.0
     for cls in classes:
         total = ZERO
         for io in cls.ios:
             c, dist, ser = io_cost(plan, io.op, io.size_bytes, io.random)
             if io.op in (0, 1, 2):
                 n_io[0 if io.op == 0 else 1] += cls.probability * io.count
+                n_fg += cls.probability * io.count
             fg += cls.probability * io.count * c
+            cost_sq += cls.probability * io.count * c * c
             serial += cls.probability * io.count * ser
             total = _convolve(total, _repeat(dist, io.count)) if io.count > 0 else total
             nbytes += cls.probability * io.count * io.size_bytes
@@ -230,6 +246,7 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
         if io.op in (0, 1, 2):
             n_io[0 if io.op == 0 else 1] += io.count
         cost += io.count * c
+        cost_sq += io.count * c * c
         serial += io.count * ser
         nbytes += io.count * io.size_bytes
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -240,7 +257,8 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
                write_service=_mixture(by_kind[1]) if by_kind[1] else ZERO,
                read_fraction=reads, bytes_per_request=nbytes, data_fraction=1.0,
                fg_share=share, extra_latency_s=extra_latency_s,
-               read_ios_per_request=n_io[0], write_ios_per_request=n_io[1])
+               read_ios_per_request=n_io[0], write_ios_per_request=n_io[1],
+               fg_ios_per_request=max(n_fg, 1e-9), cost_sq=cost_sq)
 
 
 def _capacity(plan: SimPlan, mix: Mix, exhausted: set[int]) -> tuple[float, int]:
@@ -333,6 +351,7 @@ class Phase:
     capacity: float
     backlog_slope: float  # open loop past saturation: latency growth per second
     balances_start: dict[int, float]
+    wait_var: float = 0.0  # variance of the request's queueing delay (open loop)
 
 
 def _phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | None,
@@ -352,9 +371,20 @@ def _phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | No
         if open_rate:
             lam = open_rate
             rho = lam / cap if math.isfinite(cap) else 0.0
+            wait_var = 0.0
             if rho < 1:
                 x = lam
-                wait = (rho * d * mix.fg_share * (1 + cs2) / (2 * (1 - rho))) if rho > 0 else 0.0
+                # Each of the request's own I/Os waits at the binding limit like an M/D/1
+                # customer: with probability rho, an exponential wait of mean theta.
+                n_fg = mix.fg_ios_per_request
+                total_ios = mix.read_ios_per_request + mix.write_ios_per_request
+                d_io = d / max(total_ios, 1e-9) if total_ios > 0 else d
+                if mix.cost_sq is not None and binding >= 0 and mix.cost[binding] > 0:
+                    # M/G/1 residual: E[S^2] / (2 E[S]) with the mix of I/O sizes at the limit
+                    d_io = mix.cost_sq[binding] / mix.cost[binding] / plan.lim_burst[binding]
+                theta = d_io * (1 + cs2) / (2 * (1 - rho))
+                wait = n_fg * rho * theta if rho > 0 else 0.0
+                wait_var = n_fg * (2 * rho * theta**2 - (rho * theta) ** 2) if rho > 0 else 0.0
             else:
                 x, wait, slope = cap, 0.0, lam / cap - 1
         else:
@@ -372,7 +402,8 @@ def _phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | No
                 if te < end:
                     end, hit = te, l
         phases.append(Phase(start_s=t, end_s=end, x=x, wait_s=wait, binding=binding,
-                            capacity=cap, backlog_slope=slope, balances_start=dict(bal)))
+                            capacity=cap, backlog_slope=slope, balances_start=dict(bal),
+                            wait_var=wait_var if open_rate else 0.0))
         for l in buckets:
             if l not in exhausted:
                 bal[l] = min(plan.lim_cap[l], bal[l] - (x * mix.cost[l] - plan.lim_earn[l]) * (end - t))
@@ -400,18 +431,43 @@ def _latency_dist(mix: Mix, phases: list[Phase], service: Dist) -> Dist:
             t = ph.start_s + u * (ph.end_s - ph.start_s)
             waits = Dist(ph.backlog_slope * t, np.full(GRID, 1.0 / GRID))
             parts.append((n, _convolve(service, waits)))
+        elif ph.wait_var > 0 and ph.wait_s > 0:
+            parts.append((n, _convolve(service, _gamma(ph.wait_s, ph.wait_var))))
         else:
             parts.append((n, service.shifted(ph.wait_s)))
     return _mixture(parts) if parts else service
 
 
+def _gamma(mean: float, var: float) -> Dist:
+    """Gamma distribution with this mean and variance on the quantile grid (Wilson-Hilferty)."""
+    k = mean * mean / var
+    scale = var / mean
+    z = _normal_grid()
+    c = 1 - 1 / (9 * k) + z * math.sqrt(1 / (9 * k))
+    values = np.maximum(0.0, k * scale * c**3)
+    return Dist(values, np.full(values.size, 1.0 / values.size))
+
+
+CONV_POINTS = 200  # quantile points kept per distribution when adding random variables
+
+
+def _resample(d: Dist, m: int = CONV_POINTS) -> NDArray[np.float64]:
+    """`m` equally likely values: the distribution's quantiles at (i + 0.5) / m."""
+    cdf = np.cumsum(d.weights)
+    cdf /= cdf[-1]
+    idx = np.searchsorted(cdf, (np.arange(m) + 0.5) / m, side="left")
+    return d.values[np.minimum(idx, d.values.size - 1)]
+
+
 def _convolve(a: Dist, b: Dist) -> Dist:
-    ia = np.linspace(0, a.values.size - 1, 80).astype(int)
-    ib = np.linspace(0, b.values.size - 1, 80).astype(int)
-    values = (a.values[ia][:, None] + b.values[ib][None, :]).ravel()
-    weights = (a.weights[ia][:, None] * b.weights[ib][None, :]).ravel()
-    order = np.argsort(values)
-    return Dist(values[order], weights[order])
+    """Distribution of the sum of independent draws from a and b."""
+    if a.values.size == 1:
+        return b.shifted(float(a.values[0]))
+    if b.values.size == 1:
+        return a.shifted(float(b.values[0]))
+    va, vb = _resample(a), _resample(b)
+    values = np.sort((va[:, None] + vb[None, :]).ravel())
+    return Dist(values, np.full(values.size, 1.0 / values.size))
 
 
 def _summary(d: Dist) -> dict[str, float | None]:
@@ -557,3 +613,51 @@ def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float) -
             point["buckets"] = fracs
         points.append(point)
     return points
+
+
+@dataclass(frozen=True, slots=True)
+class SteadyState:
+    """The worst (last) phase of a run: what a sustained load settles to once credits are gone."""
+
+    p99_s: float
+    p50_s: float
+    mean_s: float
+    utilisation: float  # of the binding limit
+    binding: str
+    throughput: float
+    backlog: bool  # offered more than the layout can do
+    read_p99_s: float
+    write_p99_s: float
+
+    def fraction_over(self, dist: Dist, threshold_s: float) -> float:
+        w = dist.weights / dist.weights.sum()
+        return float(w[dist.values > threshold_s].sum())
+
+
+def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> SteadyState:
+    """Open loop at `rate` requests/s for `duration_s`: the state of the last phase."""
+    phases = _phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)
+    last = phases[-1]
+    tail = [Phase(start_s=last.start_s, end_s=max(last.end_s, last.start_s + 1.0), x=last.x,
+                  wait_s=last.wait_s, binding=last.binding, capacity=last.capacity,
+                  backlog_slope=last.backlog_slope, balances_start=last.balances_start,
+                  wait_var=last.wait_var)]
+    extra = mix.extra_latency_s
+    dist = _latency_dist(mix, tail, mix.service.shifted(extra))
+    rd = _latency_dist(mix, tail, mix.read_service.shifted(extra))
+    wd = _latency_dist(mix, tail, mix.write_service.shifted(extra))
+    util = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
+    return SteadyState(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
+                       utilisation=util if last.backlog_slope <= 0 else rate / last.capacity,
+                       binding=_name(plan, last.binding), throughput=last.x,
+                       backlog=last.backlog_slope > 0, read_p99_s=rd.quantile(0.99),
+                       write_p99_s=wd.quantile(0.99))
+
+
+def read_fraction_over(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float,
+                       thresholds_s: tuple[float, ...]) -> list[float]:
+    """Share of read requests over each threshold in the last phase (ACT-style screen)."""
+    phases = _phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)
+    d = _latency_dist(mix, phases[-1:], mix.read_service)
+    w = d.weights / d.weights.sum()
+    return [float(w[d.values > t].sum()) for t in thresholds_s]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.sim.kernel import run_chunk
+from advisor.sim.kernel import run_chunk, run_events
 from advisor.sim.plan import SimPlan
 from advisor.sim.source import OP_READ, OP_WRITE, Background, Requests, RequestSource
 from advisor.sim.stats import LatencyStats
@@ -57,6 +57,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     """Simulate `source` on `plan` for `duration_s` simulated seconds."""
     rng = np.random.default_rng(seed)
     f = plan.members + 1
+    if source.open_rate:  # no more requests per batch than the run will use
+        chunk = int(min(chunk, max(1024, source.open_rate * duration_s * 1.05 + 64)))
     nl = plan.n_limits
     limi, limf, devf, devm = plan.packed()
     lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
@@ -99,13 +101,18 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         out_end = np.zeros(len(reqs))
         io_issue = np.zeros(k)
         io_done = np.zeros(k)
-        ran = run_chunk(
+        multi = bool((np.diff(reqs.first) > 1).any()) and bool(source.open_rate)
+        kernel = run_events if multi else run_chunk
+        ran = kernel(
             reqs.sched, reqs.first, reqs.op, reqs.size, reqs.offset, reqs.aux, z, u, v,
             bg.sched, bg.op, bg.size, bg.offset, bzu[0], bzu[1], bzu[2], bg_pos,
             plan.raid, plan.members, plan.chunk_bytes, plan.chain, limi, limf, devf, devm,
-            lims, mems, heap, log_state, duration_s, dt, track, tl_bal,
+            lims, mems, source.concurrency if multi else heap, log_state, duration_s, dt, track,
+            tl_bal,
             out_start, out_end, io_issue, io_done, bg_issue, bg_done)
         finished = ran < len(reqs)
+        if multi:  # the event kernel drains every admitted request; keep time moving forward
+            heap[:] = float(out_end[:ran].max()) if ran else heap
         kio = int(reqs.first[ran])
         keep = out_start[:ran] >= warmup_s
         lat = (out_end[:ran] - out_start[:ran])[keep]

@@ -286,3 +286,129 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
                 bal = lims[l, 1] + limf[l, 4] * (t - lims[l, 2])
                 tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
     return nreq
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ev_push(et, er, ek, n, t, r, k):  # type: ignore[no-untyped-def]
+    i = n
+    while i > 0:
+        parent = (i - 1) // 2
+        if et[parent] <= t:
+            break
+        et[i], er[i], ek[i] = et[parent], er[parent], ek[parent]
+        i = parent
+    et[i], er[i], ek[i] = t, r, k
+    return n + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _ev_pop(et, er, ek, n):  # type: ignore[no-untyped-def]
+    """Remove the root (caller read it first); returns the new size."""
+    n -= 1
+    t, r, k = et[n], er[n], ek[n]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= n:
+            break
+        child = left
+        if left + 1 < n and et[left + 1] < et[left]:
+            child = left + 1
+        if et[child] < t:
+            et[i], er[i], ek[i] = et[child], er[child], ek[child]
+            i = child
+        else:
+            break
+    et[i], er[i], ek[i] = t, r, k
+    return n
+
+
+@njit(cache=True, nogil=True)
+def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
+               bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+               raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
+               slots, log_state, t_end, tl_dt, tl_track, tl_bal,
+               out_start, out_end, io_issue, io_done, bg_issue, bg_done):
+    """Open-loop multi-I/O requests (transactions) as true events: every I/O of every request is
+    issued in time order, so limits see the real interleaving. At most `slots` requests are in
+    flight (connections); the others wait in arrival order. Runs until every request that
+    arrived before `t_end` has finished; returns how many were admitted."""
+    tmp = np.zeros((3, n + 1), dtype=np.int64)
+    nreq = req_sched.shape[0]
+    nbg = bg_sched.shape[0]
+    nbins = tl_bal.shape[0]
+    cap = slots + 1
+    et = np.zeros(cap)
+    er = np.zeros(cap, dtype=np.int64)
+    ek = np.zeros(cap, dtype=np.int64)
+    size = 0
+    nxt = 0  # next request to admit
+    inflight = 0
+    now = 0.0
+    while True:
+        # Next admission: arrival time, or the moment a connection frees if all are busy.
+        t_adm = np.inf
+        if nxt < nreq and inflight < slots:
+            a = req_sched[nxt]
+            t_adm = a if a > now else now
+            if a >= t_end:
+                t_adm = np.inf
+        t_ev = et[0] if size > 0 else np.inf
+        if t_adm == np.inf and t_ev == np.inf:
+            break
+        t = t_adm if t_adm <= t_ev else t_ev
+        while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= t:
+            b = bg_pos[0]
+            bt = bg_sched[b]
+            bg_issue[b] = bt
+            bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z[b], bg_u[b], bg_v[b],
+                                 raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            bg_pos[0] += 1
+        now = t
+        if t_adm <= t_ev:
+            i = nxt
+            nxt += 1
+            inflight += 1
+            out_start[i] = req_sched[i]
+            size = _ev_push(et, er, ek, size, t, i, req_first[i])
+            bin_ = int(t / tl_dt)
+            if bin_ < nbins:
+                for b in range(tl_track.shape[0]):
+                    l = tl_track[b]
+                    bal = lims[l, 1] + limf[l, 4] * (t - lims[l, 2])
+                    tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
+            continue
+        i = er[0]
+        k = ek[0]
+        size = _ev_pop(et, er, ek, size)
+        if k >= req_first[i + 1]:  # all its I/Os done: the request completes now
+            out_end[i] = t
+            inflight -= 1
+            continue
+        op = io_op[k]
+        io_issue[k] = t
+        if op == 2:
+            log = io_aux[k]
+            if log_state[log, 2] >= 0.0 and t > log_state[log, 1]:
+                log_state[log, 0] = log_state[log, 2]
+                log_state[log, 2] = -1.0
+            if log_state[log, 2] >= 0.0:
+                d = log_state[log, 2]
+            elif t >= log_state[log, 0]:
+                d = _submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n,
+                            chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+                log_state[log, 0] = d
+            else:
+                # The next group's flush starts when the current one ends; its limit cost is
+                # charged now so the limits keep seeing I/Os in time order.
+                start = log_state[log, 0]
+                d = start + (_submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid,
+                                     n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp) - t)
+                log_state[log, 1] = start
+                log_state[log, 2] = d
+        else:
+            d = _submit(t, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
+                        chain, limi, limf, lims, devf, devm, mems, tmp)
+        io_done[k] = d
+        size = _ev_push(et, er, ek, size, d, i, k + 1)
+    return nxt

@@ -69,7 +69,11 @@ class SimPlan:
             row = [x for x in self.chain[m] if x >= 0 and self.limit_scope[x] != "instance"]
             if row:
                 last_own[m] = row[-1]
-        tau = np.where(self.lim_kind == KIND_DEVICE, 0.0, BURST_TOLERANCE_S)
+        # A limit's bucket holds at least one largest I/O (1 MiB, or a few small I/Os), as any
+        # token bucket must, so one big write does not stall the small I/Os behind it.
+        depth = np.where(self.lim_kind == KIND_MIB, 1.0 / np.maximum(self.lim_rate, 1e-9),
+                         4.0 / np.maximum(self.lim_rate, 1e-9))
+        tau = np.where(self.lim_kind == KIND_DEVICE, 0.0, np.maximum(BURST_TOLERANCE_S, depth))
         limi = np.stack([self.lim_kind, self.lim_owner], axis=1).astype(np.int64)
         limf = np.stack([self.lim_unit_bytes, self.lim_rate, self.lim_burst, self.lim_cap,
                          self.lim_earn, tau], axis=1) if self.n_limits else np.zeros((0, 6))

@@ -1,0 +1,118 @@
+"""The candidate space: every instance, volume type, count, RAID level, size and provisioned
+IOPS/throughput on a grid, plus instance store where allowed. Specs are generated cheaply; the
+search prices them, prunes by hard limits and screens the cheapest first."""
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from advisor.catalog.model import Catalog, InstanceType, VolumeType
+from advisor.layout.spec import LayoutSpec
+
+IOPS_GRID = (3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000, 24000, 32000, 40000,
+             50000, 64000, 80000, 100000, 128000, 160000, 200000, 256000)
+GP3_MIBPS_GRID = (125, 250, 500, 750, 1000, 1500, 2000)
+# (devices, RAID level): what an mdadm user would build
+ARRAYS: tuple[tuple[int, str | None], ...] = ((1, None), (2, "raid0"), (4, "raid0"),
+                                               (8, "raid0"), (2, "raid1"), (4, "raid10"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Demand:
+    """What one server must sustain at the headroom load (logical I/Os at the array)."""
+
+    iops: float
+    mibps: float
+    capacity_gib: float
+
+
+def _data_members(count: int, raid: str | None) -> int:
+    return {None: 1, "raid0": count, "raid1": 1, "raid10": count // 2}[raid]
+
+
+def _write_copies(raid: str | None, count: int) -> int:
+    return {None: 1, "raid0": 1, "raid1": count, "raid10": 2}[raid]
+
+
+def _iops_options(need: float, low: int, high: int) -> list[int]:
+    """The smallest grid value that covers `need` with 25 % slack, the one above, and `low`."""
+    out = {low}
+    above = [g for g in IOPS_GRID if low <= g <= high and g >= need * 1.25]
+    out.update(above[:2])
+    if not above and high >= low:
+        out.add(high)
+    return sorted(out)
+
+
+def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[LayoutSpec]:
+    for count, raid in ARRAYS:
+        members = _data_members(count, raid)
+        per_member_iops = demand.iops * _write_copies(raid, count) / count
+        base = max(vt.min_size_gib, math.ceil(demand.capacity_gib / members))
+        if base > vt.max_size_gib:
+            continue
+        if vt.model == "gp2":
+            assert vt.iops_per_gib
+            sizes = {base}
+            for need in (per_member_iops * 1.25, 1000.0 / 3 * 3):
+                size = math.ceil(need / vt.iops_per_gib)
+                if base < size <= vt.max_size_gib:
+                    sizes.add(size)
+            for size in sorted(sizes):
+                yield LayoutSpec(instance=inst.name, device="gp2", raid=raid,  # type: ignore[arg-type]
+                                 count=count, size_gib=size)
+        elif vt.model == "gp3":
+            assert vt.iops_per_gib and vt.included_iops and vt.included_mibps
+            top = vt.max_iops
+            for iops in _iops_options(per_member_iops, vt.included_iops, top):
+                size = max(base, math.ceil(iops / vt.iops_per_gib))
+                need_mibps = demand.mibps / members * 1.25
+                mibps = next((m for m in GP3_MIBPS_GRID if m >= need_mibps
+                              and m <= (vt.max_mibps_per_iops or 1) * iops), None)
+                if mibps is None:
+                    continue
+                yield LayoutSpec(instance=inst.name, device="gp3", raid=raid,  # type: ignore[arg-type]
+                                 count=count, size_gib=size,
+                                 iops=None if iops == vt.included_iops else iops,
+                                 throughput_mibps=None if mibps == vt.included_mibps else mibps)
+        elif vt.model in ("io1", "io2"):
+            assert vt.iops_per_gib and vt.min_iops
+            top = vt.max_iops if inst.nitro else (vt.max_iops_non_nitro or vt.max_iops)
+            for iops in _iops_options(per_member_iops, 1000, top):
+                size = max(base, math.ceil(iops / vt.iops_per_gib))
+                if size > vt.max_size_gib:
+                    continue
+                yield LayoutSpec(instance=inst.name, device=vt.name, raid=raid,  # type: ignore[arg-type]
+                                 count=count, size_gib=size, iops=iops)
+        else:  # st1, sc1, standard: size only
+            yield LayoutSpec(instance=inst.name, device=vt.name, raid=raid,  # type: ignore[arg-type]
+                             count=count, size_gib=base)
+
+
+def _store_specs(inst: InstanceType) -> Iterator[LayoutSpec]:
+    store = inst.store
+    if store is None:
+        return
+    yield LayoutSpec(instance=inst.name, device="store")
+    n = store.count
+    if n >= 2:
+        yield LayoutSpec(instance=inst.name, device="store", raid="raid0", count=n)
+        yield LayoutSpec(instance=inst.name, device="store", raid="raid1", count=2)
+    if n >= 4:
+        yield LayoutSpec(instance=inst.name, device="store", raid="raid10", count=4)
+
+
+def candidate_specs(catalog: Catalog, demand: Demand, *, ebs: bool, store: bool,
+                    min_vcpu: float, min_memory_gib: float = 0.0) -> Iterator[LayoutSpec]:
+    """Every layout worth pricing for one server role."""
+    for inst in catalog.instance_types.values():
+        if inst.vcpu < min_vcpu or inst.memory_gib < min_memory_gib:
+            continue
+        if store:
+            yield from _store_specs(inst)
+        if not ebs:
+            continue
+        for vt in catalog.volume_types.values():
+            if inst.ebs is None and vt.model in ("io1", "io2"):
+                continue
+            yield from _ebs_specs(inst, vt, demand)

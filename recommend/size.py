@@ -1,0 +1,207 @@
+"""`size`: the cheapest deployment that meets the SLO, with alternatives and reasons. One core
+call shared by `advisor size` and `POST /v1/size`."""
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from advisor import MODEL_VERSION, __version__
+from advisor.catalog.model import Catalog
+from advisor.errors import InfeasibleSlo
+from advisor.layout.describe import cost_json, usable_capacity_gib
+from advisor.layout.durability import layout_durability
+from recommend.mysql_search import Candidate, max_tps_at_slo, search_role
+from recommend.request import SizeRequest
+from workloads.mysql import TxnIo
+
+
+@dataclass(slots=True)
+class Deployment:
+    master: Candidate
+    replica: Candidate | None
+    replicas: int
+
+    @property
+    def monthly_usd(self) -> float:
+        extra = self.replica.monthly_usd * self.replicas if self.replica else 0.0
+        return self.master.monthly_usd + extra
+
+    @property
+    def text(self) -> str:
+        if not self.replicas or self.replica is None:
+            return f"master {self.master.spec} (serves reads too)"
+        return f"master {self.master.spec} + {self.replicas} x replica {self.replica.spec}"
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.master.layout.ephemeral or bool(self.replica and self.replica.layout.ephemeral)
+
+    @property
+    def uses_raid(self) -> bool:
+        return bool(self.master.layout.spec.raid or (self.replica and self.replica.layout.spec.raid))
+
+    def simplicity(self) -> int:
+        n = self.master.layout.spec.count + (self.replica.layout.spec.count if self.replica else 0)
+        return n
+
+
+def _options(req: SizeRequest) -> list[int]:
+    return [req.replicas] if req.replicas is not None else [0, 1, 2, 3]
+
+
+def _durability(dep: Deployment) -> dict[str, Any]:
+    notes: list[str] = []
+    loss = {}
+    for c in (dep.master, dep.replica):
+        if c is None:
+            continue
+        d = layout_durability(c.layout)
+        loss[c.role] = d.annual_loss_probability
+        if d.ephemeral:
+            notes.append(f"{c.role} {c.spec} uses instance store: its data is lost on stop, "
+                         "hibernate, terminate or host failure; it is rebuilt from the "
+                         f"{'replica' if c.role == 'master' else 'master'} (re-clone time not modelled)")
+        notes.extend(f"{c.role}: {a}" for a in d.assumptions[:2])
+    # Data is lost only if every copy is: master and each replica hold a full copy.
+    p_all = loss.get("master", 0.0) * (loss.get("replica", 1.0) ** dep.replicas if dep.replicas else 1.0)
+    return {"ephemeral": dep.ephemeral, "annual_loss_probability": {k: v for k, v in loss.items()},
+            "all_copies_lost_probability": p_all, "notes": notes}
+
+
+def _deployment_json(dep: Deployment, req: SizeRequest, catalog: Catalog,
+                     measured: TxnIo | None, *, knee: bool) -> dict[str, Any]:
+    m, r = dep.master, dep.replica
+    servers = [m] + ([r] if r is not None and dep.replicas else [])
+    p99_target = max((c.at_target.p99_s for c in servers if c.at_target), default=0.0) * 1000
+    out: dict[str, Any] = {
+        "deployment": dep.text,
+        "master": m.spec, "replicas": [r.spec] * dep.replicas if r else [],
+        "monthly_usd": round(dep.monthly_usd, 2),
+        "cost": {"master": cost_json(m.cost),
+                 "replica_each": cost_json(r.cost) if r and dep.replicas else None},
+        "p99_ms": round(p99_target, 3),
+        "p99_ms_at_headroom": round(max((c.at_headroom.p99_s for c in servers
+                                         if c.at_headroom), default=0.0) * 1000, 3),
+        "bottleneck": "; ".join(f"{c.role}: {c.at_headroom.binding} "
+                                f"{c.at_headroom.utilisation:.0%} busy at headroom load"
+                                for c in servers if c.at_headroom),
+        "capacity_gib": round(usable_capacity_gib(m.layout), 1),
+        "durability": _durability(dep, ),
+        "verified": {c.role: c.details for c in servers if c.details},
+    }
+    if knee:
+        tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured)
+        out["max_tps_at_slo"] = tps
+        out["headroom_pct"] = round((tps / req.tps - 1) * 100, 1)
+    return out
+
+
+def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None,
+               progress: Any = None) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
+    deployments: list[Deployment] = []
+    rejected: list[Candidate] = []
+    for n in _options(req):
+        store_master = req.allow_ephemeral and n >= 1
+        masters = search_role(req, catalog, "master", n, ebs=True, store=store_master,
+                              measured=measured, stats=stats)
+        ok_m = [c for c in masters if c.ok]
+        rejected += [c for c in masters if c.reason]
+        if n == 0:
+            deployments += [Deployment(master=c, replica=None, replicas=0) for c in ok_m]
+            continue
+        reps = search_role(req, catalog, "replica", n, ebs=True, store=req.allow_ephemeral,
+                           measured=measured, stats=stats)
+        ok_r = [c for c in reps if c.ok]
+        rejected += [c for c in reps if c.reason]
+        for m in ok_m[:4]:
+            for r in ok_r[:4]:
+                deployments.append(Deployment(master=m, replica=r, replicas=n))
+        if progress:
+            progress(n, 1.0)
+    if req.max_monthly_usd is not None:
+        over = [d for d in deployments if d.monthly_usd > req.max_monthly_usd]
+        deployments = [d for d in deployments if d.monthly_usd <= req.max_monthly_usd]
+    else:
+        over = []
+    deployments.sort(key=lambda d: (round(d.monthly_usd, 2), d.simplicity(), d.text))
+    elapsed = time.perf_counter() - t0
+    search = {**stats, "seconds": round(elapsed, 3)}
+    if not deployments:
+        closest = sorted((c for c in rejected if c.stage in ("screened", "verified")),
+                         key=lambda c: c.monthly_usd)[:5]
+        if not closest:
+            closest = sorted(rejected, key=lambda c: c.monthly_usd)[:5]
+        lines = [f"{c.spec} (${c.monthly_usd:,.2f}/month): {c.reason}" for c in closest]
+        if over:
+            lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "
+                         f"${req.max_monthly_usd:,.2f}/month (cheapest ${min(d.monthly_usd for d in over):,.2f})")
+        raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog")
+    best = deployments[0]
+    rec = _deployment_json(best, req, catalog, measured, knee=True)
+    alts = _alternatives(deployments, best, req, catalog, measured)
+    cheaper = sorted((c for c in rejected if c.monthly_usd < best.monthly_usd),
+                     key=lambda c: c.monthly_usd)
+    return {
+        "kind": "size", "workload": "mysql",
+        "request": {k: getattr(req, k) for k in req.__dataclass_fields__},
+        "slo": req.slo_json(),
+        "recommendation": rec,
+        "alternatives": alts,
+        "rejected": [{"deployment": f"{c.role} {c.spec}", "monthly_usd": round(c.monthly_usd, 2),
+                      "stage": c.stage, "reason": c.reason} for c in _distinct(cheaper)[:12]],
+        "rejected_total": len(cheaper),
+        "search": {**search, "seconds": round(time.perf_counter() - t0, 3)},
+        "seed": req.seed, "model_version": MODEL_VERSION, "advisor_version": __version__,
+        "catalog_version": catalog.catalog_version,
+    }
+
+
+def _distinct(cands: list[Candidate]) -> list[Candidate]:
+    """The cheaper rejections worth reading: every candidate that got as far as the screen (the
+    near misses) first, then one hard-limit rejection per role, instance and device type."""
+    near = [c for c in cands if c.stage in ("screened", "verified")]
+    out, seen = list(near), {(c.role, c.spec) for c in near}
+    kinds: set[tuple[str, str, str]] = set()
+    for c in cands:
+        kind = (c.role, c.layout.spec.instance, c.layout.spec.device)
+        if (c.role, c.spec) in seen or kind in kinds:
+            continue
+        kinds.add(kind)
+        out.append(c)
+    return out
+
+
+def _alternatives(deps: list[Deployment], best: Deployment, req: SizeRequest, catalog: Catalog,
+                  measured: TxnIo | None) -> list[dict[str, Any]]:
+    picks: list[tuple[str, Deployment]] = []
+    rest = [d for d in deps if d is not best]
+    if rest:
+        picks.append(("next cheapest", rest[0]))
+    no_raid = next((d for d in deps if not d.uses_raid and d is not best), None)
+    if no_raid and best.uses_raid:
+        picks.append(("cheapest without RAID", no_raid))
+    eph = next((d for d in deps if d.ephemeral and d is not best), None)
+    if eph:
+        picks.append(("cheapest with instance store", eph))
+    durable = next((d for d in deps if not d.ephemeral and d is not best), None)
+    if durable and best.ephemeral:
+        picks.append(("cheapest on EBS only", durable))
+    other_n = next((d for d in deps if d.replicas != best.replicas), None)
+    if other_n:
+        picks.append((f"cheapest with {other_n.replicas} replica(s)", other_n))
+    out, seen = [], {best.text}
+    for why, d in picks:
+        if d.text in seen:
+            continue
+        seen.add(d.text)
+        out.append({"why": why, **_deployment_json(d, req, catalog, measured, knee=True)})
+        if len(out) >= 4:
+            break
+    if out:
+        per_dollar = max(out + [{"max_tps_at_slo": 0, "monthly_usd": 1}],
+                         key=lambda a: a["max_tps_at_slo"] / max(a["monthly_usd"], 1e-9))
+        if per_dollar.get("why"):
+            per_dollar["why"] += "; most headroom per dollar of the alternatives"
+    return out
