@@ -110,9 +110,9 @@ def candidate_specs(catalog: Catalog, demand: Demand, *, ebs: bool, store: bool,
             continue
         if store:
             yield from _store_specs(inst)
-        if not ebs:
+        if not ebs or inst.ebs is None:
+            # No EBS optimization means no published EBS limit (c1.medium): the simulator could
+            # only treat the volumes as unlimited, so the recommender does not size on it.
             continue
         for vt in catalog.volume_types.values():
-            if inst.ebs is None and vt.model in ("io1", "io2"):
-                continue
             yield from _ebs_specs(inst, vt, demand)

@@ -117,12 +117,12 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer, req: SizeRequ
         binding = rcap.binding if reads / rcap.iops >= writes / wcap.iops else wcap.binding
         return (f"needs {reads:,.0f} reads/s + {writes:,.0f} writes/s at {server.params.tps:,.0f} "
                 f"tps; {binding} allows {rcap.iops:,.0f} reads/s or {wcap.iops:,.0f} writes/s"
-                f"{'' if burst else ' sustained'} ({_over(util)})")
+                f"{'' if burst else ' sustained'} ({_over(util)} of capacity)")
     return None
 
 
 def _over(util: float) -> str:
-    return f"{util:.0%} busy" if util < 10 else f"{util:,.0f}x over"
+    return f"{util:.0%}" if util < 10 else f"{util:,.0f}x"
 
 
 def evaluate(layout: Layout, plan: SimPlan, server: MysqlServer, req: SizeRequest) -> SteadyState:
