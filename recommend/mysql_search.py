@@ -23,7 +23,7 @@ from recommend.request import SizeRequest
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
 from workloads.mysql_run import CPU_LIMIT, apply_capacity_tps, cpu_utilisation
 
-VERIFY_SECONDS = 20.0
+VERIFY_SECONDS = 15.0
 UTILISATION_LIMIT = 0.95
 
 
@@ -175,7 +175,7 @@ def _verify(c: Candidate, plan: SimPlan, req: SizeRequest, replicas: int,
 
 def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
                 ebs: bool, store: bool, measured: TxnIo | None, want: int = 6,
-                verify: int = 2, stats: dict[str, int]) -> list[Candidate]:
+                verify: int = 1, stats: dict[str, int]) -> list[Candidate]:
     """All priced candidates for the role, cheapest first, with their verdicts."""
     probe = server_for(req, _probe_layout(catalog), role, replicas, req.target_tps, measured)
     reads, writes, mib = _demand(probe)
@@ -200,7 +200,7 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
     cands.sort(key=lambda c: (round(c.monthly_usd, 2), c.layout.spec.count, c.spec))
     stats["considered"] += len(cands)
     plans: dict[str, SimPlan] = {}
-    passing = verified = 0
+    passing = verified = attempts = 0
     for c in cands:
         if passing >= want:
             break
@@ -216,13 +216,16 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
         c.reason = _screen(c, plan, req, replicas, measured)
         if c.reason:
             continue
-        if verified < verify:
+        # The cheapest survivors go through the event simulation until `verify` of them pass
+        # it (at most 4 attempts); later ones rank as alternatives on the analytic screen.
+        if verified < verify and attempts < 4:
             c.stage = "verified"
             stats["verified"] += 1
-            verified += 1
+            attempts += 1
             c.reason = _verify(c, plan, req, replicas, measured)
             if c.reason:
                 continue
+            verified += 1
         c.ok = True
         passing += 1
     return cands
@@ -235,7 +238,8 @@ def _probe_layout(catalog: Catalog) -> Layout:
 
 
 def max_tps_at_slo(req: SizeRequest, catalog: Catalog, master: Candidate,
-                   replica: Candidate | None, replicas: int, measured: TxnIo | None) -> float:
+                   replica: Candidate | None, replicas: int, measured: TxnIo | None, *,
+                   des_check: bool = False) -> float:
     """The knee: highest total tps at which every server still meets the SLO (analytic)."""
     plans = {c.spec: compile_plan(c.layout, catalog) for c in (master, replica) if c is not None}
 
@@ -262,7 +266,35 @@ def max_tps_at_slo(req: SizeRequest, catalog: Catalog, master: Candidate,
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
         if hi - lo <= max(1.0, 0.005 * hi):
             break
-    return math.floor(lo)
+    if not des_check:
+        return math.floor(lo)
+    # The analytic knee can be optimistic in the tail: confirm it in the event simulation and
+    # step down until the DES agrees (never below the verified headroom load).
+    floor_tps = req.target_tps
+    tps = lo
+    for _ in range(6):
+        if tps <= floor_tps or _des_ok(req, catalog, master, replica, replicas, measured, tps,
+                                       plans):
+            break
+        tps = max(floor_tps, tps * 0.93)
+    return math.floor(tps)
+
+
+def _des_ok(req: SizeRequest, catalog: Catalog, master: Candidate, replica: Candidate | None,
+            replicas: int, measured: TxnIo | None, tps: float, plans: dict[str, SimPlan]) -> bool:
+    from advisor.sim.des import run_des
+
+    for c in (master, replica):
+        if c is None:
+            continue
+        server = server_for(req, c.layout, c.role, replicas, tps, measured)
+        raw = run_des(plans[c.spec], server, duration_s=VERIFY_SECONDS, seed=req.seed,
+                      warmup_s=2.0)
+        if raw.request_latency["all"].quantile_s(99) * 1000 > req.p99_ms:
+            return False
+        if raw.background_lag_s > 1.0:
+            return False
+    return True
 
 
 def with_params(req: SizeRequest, **kw: Any) -> SizeRequest:

@@ -69,7 +69,7 @@ def _durability(dep: Deployment) -> dict[str, Any]:
 
 
 def _deployment_json(dep: Deployment, req: SizeRequest, catalog: Catalog,
-                     measured: TxnIo | None, *, knee: bool) -> dict[str, Any]:
+                     measured: TxnIo | None, *, knee: bool, des_knee: bool = False) -> dict[str, Any]:
     m, r = dep.master, dep.replica
     servers = [m] + ([r] if r is not None and dep.replicas else [])
     p99_target = max((c.at_target.p99_s for c in servers if c.at_target), default=0.0) * 1000
@@ -86,12 +86,15 @@ def _deployment_json(dep: Deployment, req: SizeRequest, catalog: Catalog,
                                 f"{c.at_headroom.utilisation:.0%} busy at headroom load"
                                 for c in servers if c.at_headroom),
         "capacity_gib": round(usable_capacity_gib(m.layout), 1),
-        "durability": _durability(dep, ),
+        "durability": _durability(dep),
         "verified": {c.role: c.details for c in servers if c.details},
     }
     if knee:
-        tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured)
+        tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
+                             des_check=des_knee)
         out["max_tps_at_slo"] = tps
+        out["knee_engine"] = "analytic, confirmed by the event simulation" if des_knee \
+            else "analytic"
         out["headroom_pct"] = round((tps / req.tps - 1) * 100, 1)
     return out
 
@@ -139,7 +142,7 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
                          f"${req.max_monthly_usd:,.2f}/month (cheapest ${min(d.monthly_usd for d in over):,.2f})")
         raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog")
     best = deployments[0]
-    rec = _deployment_json(best, req, catalog, measured, knee=True)
+    rec = _deployment_json(best, req, catalog, measured, knee=True, des_knee=True)
     alts = _alternatives(deployments, best, req, catalog, measured)
     cheaper = sorted((c for c in rejected if c.monthly_usd < best.monthly_usd),
                      key=lambda c: c.monthly_usd)
