@@ -231,16 +231,19 @@ def _print_replay(
             _wide(_replay_table(result))
         target = result["target"]
         for replica in target["replicas"]:
-            console.print(f"reads on replica {replica}", markup=False, highlight=False)
+            console.print(f"reads on replica {replica}", markup=False, highlight=False,
+                          soft_wrap=True)
         if target["note"]:
-            console.print(f"note: {target['note']}", markup=False, highlight=False)
+            console.print(f"note: {target['note']}", markup=False, highlight=False,
+                          soft_wrap=True)
     if io_profile_out is not None:
         if result["io_profile"] is not None:
-            err_console.print(f"I/O profile written to {io_profile_out}", markup=False)
+            err_console.print(f"I/O profile written to {io_profile_out}", markup=False,
+                              soft_wrap=True)
         else:
-            err_console.print("no I/O profile: no step finished", markup=False)
+            err_console.print("no I/O profile: no step finished", markup=False, soft_wrap=True)
     if out is not None:
-        err_console.print(f"result written to {out}", markup=False)
+        err_console.print(f"result written to {out}", markup=False, soft_wrap=True)
 
 
 def _calibration_table(document: dict[str, Any]) -> Table:
@@ -272,9 +275,9 @@ def _print_device(document: dict[str, Any]) -> None:
             f"{device['seq_read_mibps']:,.0f} / {device['seq_write_mibps']:,.0f} MiB/s; "
             f"QD1 read median {profile['read']['median_ms']} ms (sigma "
             f"{profile['read']['sigma']}), write median {profile['write']['median_ms']} ms, "
-            f"fsync {profile['flush_ms']} ms", markup=False, highlight=False)
+            f"fsync {profile['flush_ms']} ms", markup=False, highlight=False, soft_wrap=True)
     for note in document["calibration"].get("notes", []):
-        console.print(f"note: {note}", markup=False, highlight=False)
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
 
 
 def calibrate_command(
@@ -312,7 +315,7 @@ def calibrate_command(
         if document["calibration"]["runs"]:
             _wide(_calibration_table(document))
         _print_device(document)
-    err_console.print(f"profile written to {target}", markup=False)
+    err_console.print(f"profile written to {target}", markup=False, soft_wrap=True)
     error = document["calibration"].get("error")
     if error:
         _fail(error, 1)

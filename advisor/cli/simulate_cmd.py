@@ -144,8 +144,9 @@ def simulate(
                         concurrency=threads, span_bytes=span, open_rate=rate_iops,
                         fsync_every_writes=max(0, file_fsync_freq) if frac < 1 else 0)
     elif pattern == "ioping":
+        # ioping: one 4 KiB read at a time, one a second by default (-i 1); --rate-iops for -i
         pat = IoPattern(name="ioping", read_fraction=1.0, random=True, block_bytes=4096,
-                        concurrency=1, span_bytes=span)
+                        concurrency=1, span_bytes=span, open_rate=rate_iops or 1.0)
     else:
         if rw not in RW_MODES:
             raise InvalidInput(f"--rw {rw!r}: choose one of {', '.join(RW_MODES)}")

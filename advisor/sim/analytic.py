@@ -383,8 +383,12 @@ def _phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | No
                     # M/G/1 residual: E[S^2] / (2 E[S]) with the mix of I/O sizes at the limit
                     d_io = mix.cost_sq[binding] / mix.cost[binding] / plan.lim_burst[binding]
                 theta = d_io * (1 + cs2) / (2 * (1 - rho))
-                wait = n_fg * rho * theta if rho > 0 else 0.0
-                wait_var = n_fg * (2 * rho * theta**2 - (rho * theta) ** 2) if rho > 0 else 0.0
+                # A limit lets an I/O start up to its tolerance early: only backlogs beyond it
+                # wait, which thins the chance of waiting by exp(-tau / theta).
+                tau = float(plan.tolerance_s[binding]) if binding >= 0 else 0.0
+                p_wait = rho * math.exp(-tau / theta) if theta > 0 else 0.0
+                wait = n_fg * p_wait * theta
+                wait_var = n_fg * (2 * p_wait * theta**2 - (p_wait * theta) ** 2)
             else:
                 x, wait, slope = cap, 0.0, lam / cap - 1
         else:
@@ -543,7 +547,7 @@ def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: dict[str, Any
 
 
 def _empty() -> dict[str, float | None]:
-    return {**{k: None for k in PERCENTILES}, "max": None, "mean": None}
+    return {**dict.fromkeys(PERCENTILES), "max": None, "mean": None}
 
 
 def _name(plan: SimPlan, l: int) -> str:
@@ -566,6 +570,9 @@ def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float
             cap += rate * dt
         out[name] = round(used / cap, 4) if cap > 0 else 0.0
     del exhausted
+    if mix.serial_seconds > 0:
+        busy = sum(p.x * (p.end_s - p.start_s) for p in phases) * mix.serial_seconds
+        out["disk busy (busiest)"] = round(min(1.0, busy / duration_s / plan.members), 4)
     return out
 
 

@@ -31,6 +31,7 @@ class RawLevel:
     background_ios: int
     background_lag_s: float  # how late the last background I/O finished vs. when it was due
     lim_used: NDArray[np.float64]
+    lim_tat: NDArray[np.float64]  # where each limit's pacing stood at the end (backlog if > end)
     serial_busy_s: NDArray[np.float64]  # per member, devices that serve one I/O at a time
     lim_exhaust: NDArray[np.float64]
     lim_balance_end: NDArray[np.float64]
@@ -159,14 +160,14 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     counts["total"] = counts["read"] + counts["write"]
     nbytes["total"] = nbytes["read"] + nbytes["write"]
     bg_stats = LatencyStats()
-    bg_stats.add((bg_done[:nbg] - bg_issue[:nbg]))
+    bg_stats.add(bg_done[:nbg] - bg_issue[:nbg])
     lag = float(np.max(bg_done[:nbg] - bg.sched[:nbg])) if nbg else 0.0
     # Balance at the end, as of the end of the run.
     bal_end = np.minimum(plan.lim_cap, lims[:, 1] + plan.lim_earn * (duration_s - lims[:, 2]))
     return RawLevel(duration_s=duration_s, warmup_s=warmup_s, requests=counts, bytes=nbytes,
                     request_latency=req_stats, io_latency=io_stats, background_latency=bg_stats,
                     background_ios=nbg, background_lag_s=lag, lim_used=lims[:, 3].copy(),
-                    serial_busy_s=mems[:, 3].copy(),
+                    serial_busy_s=mems[:, 3].copy(), lim_tat=lims[:, 0].copy(),
                     lim_exhaust=lims[:, 4].copy(), lim_balance_end=bal_end, timeline_dt=dt,
                     timeline_counts=tl_counts, timeline_bytes=tl_bytes,
                     timeline_buckets=_ffill(tl_bal, plan, tracked), tracked=tracked, seed=seed,

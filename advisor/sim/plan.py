@@ -69,11 +69,7 @@ class SimPlan:
             row = [x for x in self.chain[m] if x >= 0 and self.limit_scope[x] != "instance"]
             if row:
                 last_own[m] = row[-1]
-        # A limit's bucket holds at least one largest I/O (1 MiB, or a few small I/Os), as any
-        # token bucket must, so one big write does not stall the small I/Os behind it.
-        depth = np.where(self.lim_kind == KIND_MIB, 1.0 / np.maximum(self.lim_rate, 1e-9),
-                         4.0 / np.maximum(self.lim_rate, 1e-9))
-        tau = np.where(self.lim_kind == KIND_DEVICE, 0.0, np.maximum(BURST_TOLERANCE_S, depth))
+        tau = self.tolerance_s
         limi = np.stack([self.lim_kind, self.lim_owner], axis=1).astype(np.int64)
         limf = np.stack([self.lim_unit_bytes, self.lim_rate, self.lim_burst, self.lim_cap,
                          self.lim_earn, tau], axis=1) if self.n_limits else np.zeros((0, 6))
@@ -82,6 +78,17 @@ class SimPlan:
         devm = np.stack([self.dev_xfer_bps, self.dev_flush_s, self.dev_serial.astype(np.float64),
                          self.dev_rated_bytes, self.dev_seq_bps, last_own], axis=1)
         return limi, np.ascontiguousarray(limf), np.ascontiguousarray(devf), devm
+
+    @property
+    def tolerance_s(self) -> NDArray[np.float64]:
+        """Per limit, how far ahead of its pacing an I/O may start (GCRA tolerance). A limit's
+        bucket holds at least one largest I/O (1 MiB, or a few small I/Os), as any token bucket
+        must, so one big write does not stall the small I/Os behind it; devices have none."""
+        depth = np.where(self.lim_kind == KIND_MIB, 1.0 / np.maximum(self.lim_rate, 1e-9),
+                         4.0 / np.maximum(self.lim_rate, 1e-9))
+        out: NDArray[np.float64] = np.where(self.lim_kind == KIND_DEVICE, 0.0,
+                                            np.maximum(BURST_TOLERANCE_S, depth))
+        return out
 
     @property
     def n_limits(self) -> int:

@@ -29,13 +29,23 @@ def utilisation(plan: SimPlan, raw: RawLevel) -> dict[str, float]:
     out: dict[str, float] = {}
     for l, name in enumerate(plan.limit_names):
         cap = _capacity_used(plan, raw, l)
-        u = float(raw.lim_used[l] / cap) if cap > 0 else 0.0
+        # Limits are charged when an I/O reaches them, so I/Os still queued at the end would
+        # count twice over: a saturated limit reads 1.0 and its backlog is reported apart.
+        u = min(1.0, float(raw.lim_used[l] / cap)) if cap > 0 else 0.0
         key = name if plan.limit_scope[l] == "instance" or plan.members == 1 else (
             name if "device" in name else f"{name} (busiest of {plan.members})")
         out[key] = round(max(out.get(key, 0.0), u), 4)
     if plan.dev_serial.any():
-        out["disk busy (busiest)"] = round(float(raw.serial_busy_s.max() / raw.duration_s), 4)
+        out["disk busy (busiest)"] = round(min(1.0, float(raw.serial_busy_s.max()
+                                                          / raw.duration_s)), 4)
     return out
+
+
+def backlog_s(plan: SimPlan, raw: RawLevel) -> float:
+    """How far behind the most loaded limit's pacing is at the end of the run."""
+    if plan.n_limits == 0:
+        return 0.0
+    return max(0.0, float((raw.lim_tat - raw.duration_s).max()))
 
 
 def _unit(plan: SimPlan, l: int) -> str:
@@ -65,7 +75,7 @@ def bottleneck(plan: SimPlan, raw: RawLevel, *, concurrency: int | None) -> dict
     name = plan.limit_names[best]
     each = f" each x{plan.members}" if plan.limit_scope[best] == "volume" and plan.members > 1 else ""
     if plan.lim_kind[best] == KIND_DEVICE:
-        text = f"{name}: device saturated ({best_u:.0%} busy)"
+        text = f"{name}: device saturated ({min(best_u, 1.0):.0%} busy)"
         return {"limit": name, "kind": "device", "utilisation": round(best_u, 4), "text": text}
     owner = best if plan.lim_cap[best] > 0 else int(plan.lim_owner[best])
     unit = _unit(plan, best)
@@ -81,7 +91,9 @@ def bottleneck(plan: SimPlan, raw: RawLevel, *, concurrency: int | None) -> dict
         text = (f"{name} at its burst rate {plan.lim_burst[best]:,.0f} {unit}{each}; credits "
                 f"left at the end {left / plan.lim_cap[owner]:.0%}")
         return {"limit": name, "kind": "burst", "utilisation": round(best_u, 4), "text": text}
-    text = f"{name} at {plan.lim_rate[best]:,.0f} {unit}{each} ({best_u:.0%} used)"
+    lag = backlog_s(plan, raw)
+    behind = f"; {lag:,.1f} s of work queued at the end (overloaded)" if lag > 1.0 else ""
+    text = f"{name} at {plan.lim_rate[best]:,.0f} {unit}{each} ({min(best_u, 1.0):.0%} used){behind}"
     return {"limit": name, "kind": "rate", "utilisation": round(best_u, 4), "text": text}
 
 

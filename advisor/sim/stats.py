@@ -71,7 +71,7 @@ class LatencyStats:
 
     def summary_ms(self) -> dict[str, float | None]:
         if self.n == 0:
-            return {**{k: None for k in PERCENTILES}, "max": None, "mean": None}
+            return {**dict.fromkeys(PERCENTILES), "max": None, "mean": None}
         out: dict[str, float | None] = {k: round(self.quantile_s(q) * 1000, 4)
                                         for k, q in PERCENTILES.items()}
         out["max"] = round(self.max_s * 1000, 4)
