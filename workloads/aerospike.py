@@ -22,7 +22,14 @@ from advisor.layout.model import Layout
 from advisor.sim.des import run_des
 from advisor.sim.plan import compile_plan, with_write_load
 from advisor.sim.result import level_json, timeline
-from advisor.sim.source import OP_READ, OP_WRITE, Background, Requests, poisson_times, poisson_window
+from advisor.sim.source import (
+    OP_READ,
+    OP_WRITE,
+    Background,
+    Requests,
+    poisson_times,
+    poisson_window,
+)
 from advisor.sim.stats import LatencyStats
 
 KIB = 1024
@@ -186,18 +193,25 @@ def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[dict[str, A
                         "derivation": load.derivation()}
         level["meets_slo"] = ok
         levels.append(level)
+    passed: ActLoad | None = None  # the highest level before the first failing one
     rating = None
-    for lv in levels:
+    for lv, (_, load) in zip(levels, loads, strict=True):
         if not lv["meets_slo"]:
             break
-        rating = lv["load"].get("x", rating)
+        passed, rating = load, lv["load"].get("x")
+    if passed is None:
+        rating_text = "does not pass ACT at the lowest level tried"
+    elif rating is not None:
+        rating_text = f"passes ACT up to {rating:g}x"
+    else:  # levels given as rates, not multiples of 1x
+        rating_text = (f"passes ACT at {passed.reads_per_sec:,.0f} reads/s + "
+                       f"{passed.writes_per_sec:,.0f} writes/s")
     last = levels[-1]
     return {
         "kind": "simulate", "workload": "aerospike", "layout": str(layout.spec),
         "devices": devices_of(layout), "slice_s": slice_s,
         "levels": levels,
-        "rating": {"x": rating, "text": (f"passes ACT up to {rating:g}x" if rating else
-                                         "does not pass ACT at the lowest level tried")},
+        "rating": {"x": rating, "text": rating_text},
         "knee": {"x": rating},
         "duration_s": duration_s, "ios": last["ios"], "iops": last["iops"],
         "throughput_mibps": last["throughput_mibps"], "latency_ms": last["latency_ms"],

@@ -4,10 +4,13 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from advisor.catalog.model import Catalog
 
 console = Console()
 err_console = Console(stderr=True)
@@ -26,7 +29,7 @@ CatalogOpt = Annotated[
 ]
 
 
-def load(catalog_files: list[Path] | None):  # -> Catalog (import kept lazy for start-up time)
+def load(catalog_files: list[Path] | None) -> "Catalog":
     from advisor.userfiles import load_catalog
 
     return load_catalog(catalog_files or ())

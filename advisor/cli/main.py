@@ -57,7 +57,9 @@ def version() -> None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every user error into one line."""
     try:
-        app(args=argv, prog_name="advisor", standalone_mode=False)
+        code = app(args=argv, prog_name="advisor", standalone_mode=False)
+        if isinstance(code, int):  # typer.Exit(n) comes back as a return value here
+            return code
     except InfeasibleSlo as exc:
         typer.echo(f"no layout meets the SLO: {exc}", err=True)
         return 1

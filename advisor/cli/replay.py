@@ -230,8 +230,9 @@ def _print_replay(
         if result["levels"]:
             _wide(_replay_table(result))
         target = result["target"]
+        role = "reads on" if target["driver"] == "sqlalchemy" else "watched"
         for replica in target["replicas"]:
-            console.print(f"reads on replica {replica}", markup=False, highlight=False,
+            console.print(f"{role} replica {replica}", markup=False, highlight=False,
                           soft_wrap=True)
         if target["note"]:
             console.print(f"note: {target['note']}", markup=False, highlight=False,

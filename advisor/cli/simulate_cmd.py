@@ -10,6 +10,7 @@ from rich.table import Table
 
 from advisor.cli.common import CatalogOpt, console, emit_json, load
 from advisor.cli.layout_cmd import SPEC_HELP
+from advisor.cli.report_cmd import ReportOpt, SaveOpt
 from advisor.errors import InvalidInput
 
 
@@ -110,6 +111,8 @@ def simulate(
     slice_s: Annotated[float | None, typer.Option(
         "--slice", help="aerospike: ACT report slice in seconds (default duration/6)",
         rich_help_panel="Database workloads")] = None,
+    report: ReportOpt = None,
+    save: SaveOpt = False,
 ) -> None:
     from advisor.layout import resolve
     from advisor.sim.result import fio_json
@@ -124,6 +127,7 @@ def simulate(
     if workload is not None:
         _simulate_db(layout, cat, workload, locals())
         return
+    options = dict(locals())
     if not 0 <= rwmixread <= 100:
         raise InvalidInput(f"--rwmixread {rwmixread:g}: must be between 0 and 100")
     for name, value in (("--iodepth", iodepth), ("--numjobs", numjobs), ("--threads", threads)):
@@ -173,6 +177,10 @@ def simulate(
         emit_json(fio_json(result))
     else:
         print_simulation(result)
+    if report is not None or save:
+        from advisor.cli.report_cmd import after_result
+
+        after_result("simulate", options, result, report=report, save=save, catalog=cat)
 
 
 def _ms(value: float | None) -> str:
@@ -255,3 +263,7 @@ def _simulate_db(layout: Any, cat: Any, workload: str, o: dict[str, Any]) -> Non
         db.print_mysql(result)
     else:
         db.print_act(result)
+    if o["report"] is not None or o["save"]:
+        from advisor.cli.report_cmd import after_result
+
+        after_result("simulate", o, result, report=o["report"], save=o["save"], catalog=cat)

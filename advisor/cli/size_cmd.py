@@ -7,6 +7,7 @@ import typer
 from rich.table import Table
 
 from advisor.cli.common import CatalogOpt, Format, FormatOpt, console, emit_json, load, usd
+from advisor.cli.report_cmd import ReportOpt, SaveOpt
 from advisor.errors import InvalidInput
 
 HELP = """Recommend the cheapest instance + storage layout that meets your SLO.
@@ -53,6 +54,8 @@ def size(
     fmt: FormatOpt = Format.table,
     out: Annotated[Path | None, typer.Option(help="also write the JSON result here")] = None,
     catalog: CatalogOpt = None,
+    report: ReportOpt = None,
+    save: SaveOpt = False,
 ) -> None:
     from recommend.request import SizeRequest
     from recommend.run import run_size
@@ -82,6 +85,10 @@ def size(
         emit_json(result)
     else:
         print_size(result, explain=explain)
+    if report is not None or save:
+        from advisor.cli.report_cmd import after_result
+
+        after_result("size", result["request"], result, report=report, save=save, catalog=cat)
 
 
 def print_size(r: dict[str, Any], *, explain: bool = False) -> None:

@@ -1,0 +1,113 @@
+"""`advisor report RESULT.json -o FILE.html`, and the `--report` / `--save` steps that `size`
+and `simulate` run after their result is computed."""
+
+from collections.abc import Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from advisor.cli.common import CatalogOpt, err_console, load
+from advisor.errors import InvalidInput
+
+HELP = (
+    "Render a result as one self-contained HTML page (inline CSS and SVG charts; opens "
+    "offline, prints cleanly).\n\n"
+    "  advisor size --tps 627 --reads 3.25 --format json > size.json\n\n"
+    "  advisor report size.json -o size.html\n\n"
+    "Any result JSON works: size (with latency-vs-load curves, recomputed on the analytic "
+    "engine), simulate (per-level tables, curves, histogram, timeline; ACT tables for "
+    "aerospike), replay (measured curves; --compare SIM.json overlays a simulation of the "
+    "same workload). A stored run renders with --run ID (the id `--save` printed)."
+)
+
+ReportOpt = Annotated[Path | None, typer.Option(
+    "--report", help="also write an HTML report of the result to this file",
+    show_default=False, dir_okay=False)]
+SaveOpt = Annotated[bool, typer.Option(
+    "--save", help="store the run in the runs database ($ADVISOR_DATABASE_URL, default a "
+    "SQLite file in your data directory) and print its id on stderr")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report", help=HELP)(report)
+
+
+def report(
+    result: Annotated[Path | None, typer.Argument(help="result JSON file (from --format json "
+                                                  "or --out)", show_default=False)] = None,
+    output: Annotated[Path, typer.Option("-o", "--output", help="HTML file to write",
+                                         show_default=False, dir_okay=False)] = Path(
+                                             "report.html"),
+    compare: Annotated[Path | None, typer.Option(
+        help="replay reports: a `simulate --workload mysql` result to overlay")] = None,
+    run: Annotated[str | None, typer.Option("--run", help="render a stored run by id instead "
+                                            "of a file")] = None,
+    catalog: CatalogOpt = None,
+) -> None:
+    from advisor.report import read_result, render_report, write_html
+
+    if (result is None) == (run is None):
+        raise InvalidInput("give a result file or --run ID (one of them)")
+    run_id = created = None
+    if run is not None:
+        from advisor.store import SqlRunStore
+
+        store = SqlRunStore()
+        try:
+            stored = store.get(run)
+        finally:
+            store.close()
+        if stored is None:
+            raise InvalidInput(f"--run {run}: no such run in {store.location}")
+        data, run_id = stored.result, stored.id
+        created = stored.created_at.isoformat(timespec="seconds")
+    else:
+        assert result is not None
+        data = read_result(result)
+    other = read_result(compare) if compare is not None else None
+    html = render_report(data, catalog=load(catalog), compare=other, run_id=run_id,
+                         created_at=created)
+    write_html(output, html)
+    err_console.print(f"wrote {output}", highlight=False)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+SKIP = ("fmt", "out", "catalog", "report", "save", "explain")
+
+
+def request_of(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The command's options as a JSON request (output-only options left out)."""
+    return {k: _plain(v) for k, v in options.items() if k not in SKIP and not k.startswith("_")
+            and isinstance(_plain(v), str | int | float | bool | list | type(None))}
+
+
+def after_result(kind: str, request: Mapping[str, Any], result: dict[str, Any], *,
+                 report: Path | None, save: bool, catalog: Any) -> None:
+    """Write the HTML report and/or store the run; messages go to stderr (stdout is the
+    result)."""
+    if report is not None:
+        from advisor.report import render_report, write_html
+
+        write_html(report, render_report(result, catalog=catalog))
+        err_console.print(f"report written to {report}", highlight=False)
+    if save:
+        from advisor.store import SqlRunStore
+
+        store = SqlRunStore()
+        try:
+            run_id = store.save(kind, request_of(request), result)
+        finally:
+            store.close()
+        err_console.print(f"saved run {run_id} in {store.location}", highlight=False,
+                          soft_wrap=True)

@@ -1,0 +1,274 @@
+"""Calibration: the sweep's orchestration and faults, the profile fit, and fio import."""
+
+import errno
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor.errors import InvalidInput
+from tests.workloads.cli import run_cli
+from workloads.calibrate import CalibrationPlan, calibration_document, run_calibration
+from workloads.device_profile import fit_latency
+from workloads.fio import import_fio
+from workloads.sysbench import SysbenchFailed, check_directory
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RUN_OUTPUT = {
+    "rndrd": "sysbench_fileio_rndrd_t1.txt",
+    "rndwr": "sysbench_fileio_rndwr_t4_nofsync.txt",
+    "seqrd": "sysbench_fileio_seqrd_t4_nodirect.txt",
+    "seqwr": "sysbench_fileio_seqwr_t1.txt",
+}
+
+
+class FixtureRunner:
+    """Answers sysbench commands with captured real outputs; can fail one mode like a full disk."""
+
+    version = "sysbench 1.0.20"
+
+    def __init__(self, fail_mode: str | None = None) -> None:
+        self.fail_mode = fail_mode
+        self.commands: list[list[str]] = []
+
+    def run(self, args: Any, *, cwd: Path | None = None, env: Any = None,
+            timeout_s: float | None = None) -> str:
+        self.commands.append(list(args))
+        assert cwd is not None
+        assert cwd.is_dir()
+        if args[-1] == "prepare":
+            (cwd / "test_file.0").write_bytes(b"x")
+            return (FIXTURES / "sysbench_fileio_prepare.txt").read_text()
+        if args[-1] == "cleanup":
+            return (FIXTURES / "sysbench_fileio_cleanup.txt").read_text()
+        mode = next(a.split("=", 1)[1] for a in args if a.startswith("--file-test-mode="))
+        if mode == self.fail_mode:
+            raise SysbenchFailed("Failed to write file! errno = 28 (No space left on device)")
+        return (FIXTURES / RUN_OUTPUT[mode]).read_text()
+
+
+def plan(path: Path, **overrides: Any) -> CalibrationPlan:
+    settings: dict[str, Any] = {"path": path, "name": "disk1", "size_bytes": 64 * 2**20,
+                                "time_s": 2, "threads": (1, 4)}
+    return CalibrationPlan(**(settings | overrides))
+
+
+def test_sweep_runs_every_mode_at_every_thread_count_and_cleans_up(tmp_path: Path) -> None:
+    """prepare once, 4 modes x 2 thread counts, fsync probe, cleanup; no file left behind."""
+    runner = FixtureRunner()
+    calibration = run_calibration(plan(tmp_path), runner=runner)
+    assert calibration["complete"] is True
+    assert [c[-1] for c in runner.commands] == ["prepare", *["run"] * 8, "cleanup"]
+    assert [r["mode"] for r in calibration["runs"]] == [
+        m for m in ("rndrd", "rndwr", "seqrd", "seqwr") for _ in (1, 4)]
+    assert calibration["flush"]["p50_ms"] > 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_fitted_profile_follows_the_measurements(tmp_path: Path) -> None:
+    """Saturation = best run; latency body through QD1 p50/p99; names as the catalog wants."""
+    calibration = run_calibration(plan(tmp_path), runner=FixtureRunner())
+    document = calibration_document(calibration, name="disk1", capacity_gib=100.0)
+    (device,) = document["local_devices"]
+    (profile,) = document["latency_profiles"]
+    assert device == device | {
+        "name": "disk1", "capacity_gib": 100.0, "read_iops": 12214.8, "write_iops": 42462.2,
+        "block_kib": 16, "seq_read_mibps": 11129.41, "seq_write_mibps": 99.42,
+        "latency_profile": "local-disk1",
+    }
+    assert profile["read"]["median_ms"] == 0.078
+    assert profile["read"]["sigma"] == pytest.approx(math.log(0.132 / 0.078) / 2.326, abs=1e-4)
+    assert profile["write"]["median_ms"] == 0.087
+    assert profile["transfer_mibps"] == 11129.41
+    assert document["calibration"]["runs"] == calibration["runs"]
+    assert document["calibration"]["profile_fitted"] is True
+
+
+def test_a_failing_run_keeps_the_finished_ones(tmp_path: Path) -> None:
+    """The disk fills up in seqwr: the six runs before are kept, the error names the path."""
+    calibration = run_calibration(plan(tmp_path), runner=FixtureRunner(fail_mode="seqwr"))
+    assert calibration["complete"] is False
+    assert len(calibration["runs"]) == 6
+    assert calibration["error"] == (
+        f"sysbench fileio in {tmp_path}: Failed to write file! errno = 28 "
+        "(No space left on device)"
+    )
+    assert list(tmp_path.iterdir()) == []
+    document = calibration_document(calibration, name="disk1", capacity_gib=1.0)
+    assert document["local_devices"] == []
+    assert "no device profile: no seqwr measurement" in document["calibration"]["notes"][-1]
+
+
+def test_cli_reports_the_partial_calibration_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that breaks: the finished runs printed and saved, one error line, exit 1."""
+    import workloads.sysbench
+
+    monkeypatch.setattr(workloads.sysbench.Sysbench, "find",
+                        classmethod(lambda cls: FixtureRunner(fail_mode="seqrd")))
+    out = tmp_path / "p.json"
+    work = tmp_path / "disk"
+    work.mkdir()
+    result = run_cli("calibrate", "--path", str(work), "--size", "64M", "--threads", "1",
+                     "--out", str(out))
+    assert result.exit_code == 1
+    assert "rndwr" in result.stdout
+    assert result.stderr.splitlines()[-1].startswith(f"error: sysbench fileio in {work}: ")
+    assert len(json.loads(out.read_text())["calibration"]["runs"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("make", "size", "message"),
+    [
+        (lambda p: p / "missing", 2**26, "calibration path {p} does not exist"),
+        (lambda p: (p / "file").touch() or p / "file", 2**26,
+         "calibration path {p} is not a directory"),
+        (lambda p: p, 2**60, "not enough free space in {p}: the test files need"),
+    ],
+)
+def test_unusable_paths_are_refused_naming_the_path(
+    tmp_path: Path, make: Any, size: int, message: str
+) -> None:
+    """Missing, not a directory, too small: one line naming the path."""
+    path = make(tmp_path)
+    with pytest.raises(InvalidInput, match="^" + message.format(p=path)):
+        check_directory(path, size)
+
+
+def test_read_only_file_system_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """EROFS when creating the probe file: 'is on a read-only file system'."""
+    real_open = os.open
+
+    def read_only(path: Any, flags: int, *args: Any) -> int:
+        if str(path).startswith(str(tmp_path)) and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, "Read-only file system")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", read_only)
+    with pytest.raises(InvalidInput, match=f"^calibration path {tmp_path} is on a read-only"):
+        check_directory(tmp_path, 2**20)
+
+
+def test_no_direct_io_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file system that refuses O_DIRECT (EINVAL, e.g. older tmpfs): runs buffered."""
+    real_open = os.open
+
+    def no_direct(path: Any, flags: int, *args: Any) -> int:
+        if flags & getattr(os, "O_DIRECT", 0):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", no_direct)
+    assert check_directory(tmp_path, 2**20) is False
+    runner = FixtureRunner()
+    calibration = run_calibration(plan(tmp_path), runner=runner)
+    assert calibration["direct_io"] is False
+    assert calibration["notes"] == [f"{tmp_path} does not support O_DIRECT: ran without it"]
+    assert len(runner.commands) == 10
+    assert all("--file-extra-flags=direct" not in c for c in runner.commands)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"name": "bad:name"}, "--name 'bad:name': use letters"),
+        ({"threads": (0,)}, "--threads must list thread counts >= 1"),
+        ({"block_bytes": 1000}, "--block-size 1000 must be a multiple of 512"),
+        ({"size_bytes": 2**20}, "--size must be at least 128 x --block-size"),
+        ({"time_s": 0}, "--time 0 must be at least 1 second"),
+    ],
+)
+def test_bad_plans_are_refused(tmp_path: Path, overrides: dict[str, Any], message: str) -> None:
+    """Each bad option: one line naming it."""
+    with pytest.raises(InvalidInput, match=message):
+        run_calibration(plan(tmp_path, **overrides), runner=FixtureRunner())
+
+
+def test_latency_fit_on_reference_values() -> None:
+    """p50 0.1 ms, p99 0.2 ms: sigma = ln 2 / 2.326; no tail when everything fits the body."""
+    run = {"mode": "rndrd", "threads": 1, "events": 1000,
+           "latency_ms": {"p50": 0.1, "p99": 0.2, "max": 0.25},
+           "percentiles_ms": {"p50": 0.1, "p99": 0.2, "p999": 0.25}}
+    assert fit_latency(run) == {"median_ms": 0.1, "sigma": round(math.log(2) / 2.326, 4),
+                                "tail_probability": 0.0, "tail_min_ms": 0.0, "tail_max_ms": 0.0}
+
+
+def test_latency_fit_finds_a_heavy_tail() -> None:
+    """A p99.9 twenty times the median, far beyond the body: a ~0.5 % tail up to the max.
+
+    The body's p99.99 (0.191 ms) lies between the listed p99.5 (0.17) and p99.9 (2.0):
+    log-linear interpolation puts it at the 99.519th percentile, so 0.481 % are tail events.
+    """
+    run = {"mode": "rndrd", "threads": 1, "events": 100_000,
+           "latency_ms": {"p50": 0.1, "p99": 0.15, "max": 12.0},
+           "percentiles_ms": {"p50": 0.1, "p99": 0.15, "p995": 0.17, "p999": 2.0,
+                              "p9999": 9.0}}
+    fitted = fit_latency(run)
+    assert fitted["tail_probability"] == pytest.approx(0.00481, rel=0.01)
+    assert fitted["tail_max_ms"] == 12.0
+    assert fitted["tail_min_ms"] == pytest.approx(0.1 * math.exp(3.719 * fitted["sigma"]),
+                                                  rel=1e-3)
+
+
+def test_fio_json_becomes_calibration_runs() -> None:
+    """fio randrw at iodepth 16: IOPS, MiB/s, completion-latency percentiles, job options."""
+    calibration = import_fio(FIXTURES / "fio_randrw_qd16.json")
+    (run,) = calibration["runs"]
+    assert calibration["tool"] == "fio-3.33"
+    assert {k: run[k] for k in ("mode", "threads", "iodepth", "block_bytes", "direct")} == {
+        "mode": "rndrw", "threads": 1, "iodepth": 16, "block_bytes": 4096, "direct": True}
+    assert run["read_iops"] == pytest.approx(40785.107446)
+    assert run["read_mibps"] == pytest.approx(163140 / 1024, abs=1e-3)
+    assert run["read_latency_ms"]["p50"] == pytest.approx(0.257024)
+    assert run["read_latency_ms"]["p999"] == pytest.approx(2.37568)
+    assert run["write_iops"] > 0
+    assert run["latency_ms"] == run["read_latency_ms"]  # 75 % reads: the main direction
+
+
+def test_fio_global_options_and_group_reporting() -> None:
+    """Global bs/direct apply to every job; numjobs=2 with group_reporting is 2 threads."""
+    runs = import_fio(FIXTURES / "fio_jobfile_two_groups.json")["runs"]
+    assert [(r["job"], r["mode"], r["threads"], r["iodepth"], r["block_bytes"], r["direct"])
+            for r in runs] == [
+        ("randread-qd1", "rndrd", 1, 1, 16384, True),
+        ("randwrite-qd4", "rndwr", 2, 4, 16384, True),
+    ]
+    assert runs[1]["write_latency_ms"]["p50"] == pytest.approx(0.185344)
+    assert runs[0]["read_latency_ms"] is not None
+    assert runs[0]["write_latency_ms"] is None
+
+
+def test_cli_imports_fio_and_says_what_it_could_not_fit(tmp_path: Path) -> None:
+    """--import-fio: runs printed and saved; without sequential runs no device is fitted."""
+    out = tmp_path / "p.json"
+    result = run_cli("calibrate", "--import-fio", str(FIXTURES / "fio_jobfile_two_groups.json"),
+                     "--out", str(out))
+    assert result.exit_code == 0, result.stderr
+    assert "randread" not in result.stdout  # modes are shown in sysbench's names
+    assert "rndrd" in result.stdout
+    document = json.loads(out.read_text())
+    assert document["local_devices"] == []
+    assert document["calibration"]["notes"][-1] == (
+        "no device profile: no seqrd, seqwr measurement to fit a device profile from")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--import-fio", "/nonexistent/fio.json"),
+         "error: fio JSON /nonexistent/fio.json: no such file"),
+        ((), "error: give either --path DIR (run sysbench) or --import-fio FILE.json"),
+        (("--path", "/nonexistent-dir"), "error: calibration path /nonexistent-dir does not exist"),
+        (("--path", "/tmp", "--size", "lots"), "error: --size 'lots' is not a size"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: str) -> None:
+    """Bad input: one `error:` line, exit 2."""
+    result = run_cli("calibrate", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(message)
+    assert result.stderr.count("\n") == 1

@@ -1,0 +1,273 @@
+"""MySQL master/replica: the per-transaction I/O model with hand-computed numbers, and how the
+deployment behaves under rising load (BRIEF section 5, issue 4's must-shows and invariants).
+
+Hand numbers for r5.large (16 GiB RAM, buffer pool 75 % = 12 GiB) with the sysbench defaults of
+`MysqlParams` (190 B rows, 4 rows per write, 1 secondary index):
+- usable buffer pool 0.95 x 12 GiB / 16 KiB = 747,110 pages; B-tree fan-out 16,384 / 28 = 585.
+- 4 GiB = 262,144 pages (+ 449 internal): all cached, miss ratio 0, depth 1 + ceil(log_585) = 3.
+- 400 GiB = 26,214,400 pages (+ 44,877 internal): (747,110 - 44,877) / 26,214,400 = 2.68 % of
+  the leaves cached, miss ratio 97.32 %, depth 4; a write touches 4 x (1 + 1) = 8 pages.
+- redo 4 x (190 + 150) + 200 = 1,560 B; binlog 4 x (2 x 190 + 60) + 150 = 1,910 B.
+- 627 tps at 3.25 reads/write: 147.5 writes/s x 8 = 1,180 page changes/s over a redo window of
+  0.75 x 96 MiB / (1,560 B x 147.5/s) = 328 s.
+"""
+
+from typing import Any
+
+import pytest
+
+from advisor.catalog.load import builtin_catalog
+from advisor.catalog.model import Catalog
+from advisor.errors import InvalidInput
+from advisor.layout import resolve
+from workloads.mysql import MysqlParams, derive_io, servers
+from workloads.mysql_run import Deployment, simulate_mysql
+
+R5 = "r5.large:gp3:500GiB"
+DES_SECONDS = 20.0
+TPS_GRID = [50.0 * i for i in range(1, 33)]  # 50 .. 1,600 tps
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return builtin_catalog()
+
+
+def deployment(catalog: Catalog, master: str, replica: str | None = None) -> Deployment:
+    return Deployment(master=resolve(master, catalog),
+                      replica=resolve(replica, catalog) if replica else None)
+
+
+def run(catalog: Catalog, spec: str, levels: list[float], *, engine: str = "des",
+        duration_s: float = DES_SECONDS, **params: Any) -> dict[str, Any]:
+    return simulate_mysql(deployment(catalog, spec), catalog,
+                          MysqlParams(tps=levels[0], **params), tps_levels=levels,
+                          duration_s=duration_s, engine=engine)
+
+
+def level_at(result: dict[str, Any], tps: float) -> dict[str, Any]:
+    return next(lv for lv in result["levels"] if lv["offered_tps"] == tps)
+
+
+# -- the I/O model ---------------------------------------------------------------------------
+
+
+def test_627_tps_at_3_25_reads_per_write_is_147_5_writes_and_479_5_reads() -> None:
+    """--reads 3.25 means 1 write in 4.25 transactions."""
+    p = MysqlParams(tps=627)
+    assert p.write_tps == pytest.approx(147.529, abs=1e-3)
+    assert p.read_tps == pytest.approx(479.471, abs=1e-3)
+
+
+def test_data_that_fits_the_buffer_pool_reads_no_pages() -> None:
+    """4 GiB on 12 GiB of buffer pool: no page reads, only commits and background flushes."""
+    io = derive_io(MysqlParams(tps=627, data_gb=4), memory_gib=16.0)
+    assert (io.miss_ratio, io.read_page_reads, io.write_page_reads) == (0.0, 0.0, 0.0)
+    assert (io.redo_bytes, io.binlog_bytes, io.source) == (1560, 1910, "model")
+    # 262,144 pages x (1 - exp(-1,180 x 328 / 262,144)) distinct pages per window / 328 s
+    assert io.write_page_flushes == pytest.approx(4.18, abs=0.005)
+    assert io.explain == [
+        "buffer pool 12.0 GiB for 4 GiB of data: 100.0% of leaf pages cached, miss ratio 0.0% "
+        "(uniform access); B-tree depth 3",
+        "write transaction: 4 rows x (1 + 1 secondary index) = 8 pages touched, 0.00 page "
+        "reads; redo 1,560 B, binlog 1,910 B",
+        "page flushes 4.18 per write transaction (1,180 page changes/s coalesced over a 328 s "
+        "redo window)"]
+
+
+def test_data_100x_the_buffer_pool_misses_97_pct_of_page_reads() -> None:
+    """400 GiB on 12 GiB: miss ratio 97.32 %; a write reads 8 x 0.9732 = 7.79 pages."""
+    io = derive_io(MysqlParams(tps=627, data_gb=400), memory_gib=16.0)
+    assert io.miss_ratio == pytest.approx(0.97321, abs=5e-5)
+    assert io.read_page_reads == pytest.approx(0.97321, abs=5e-5)
+    assert io.write_page_reads == pytest.approx(7.7857, abs=5e-4)
+    # few pages are dirtied twice in a window: ~1,172 flushes/s for 1,180 changes/s
+    assert io.write_page_flushes == pytest.approx(7.94, abs=0.005)
+    assert io.explain[0] == ("buffer pool 12.0 GiB for 400 GiB of data: 2.7% of leaf pages "
+                             "cached, miss ratio 97.3% (uniform access); B-tree depth 4")
+
+
+def test_an_explicit_buffer_pool_replaces_the_share_of_ram() -> None:
+    """--buffer-pool-gib 100 on a 16 GiB instance: 100 GiB of buffer pool holds 40 GiB of data."""
+    io = derive_io(MysqlParams(tps=100, data_gb=40, buffer_pool_gib=100), memory_gib=16.0)
+    assert io.miss_ratio == 0.0
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"tps": -5}, "--tps -5: must be positive"),
+    ({"tps": 100, "reads_per_write": -1}, "--reads -1: must be between 0 and 10,000"),
+    ({"tps": 100, "replicas": 33}, "--replicas 33: must be 0..32"),
+    ({"tps": 100, "data_gb": 0}, "--data-gb 0: must be 0 < x <= 1e6"),
+    ({"tps": 100, "flush_log_at_trx_commit": 3}, "--flush-log-at-trx-commit must be 0, 1 or 2"),
+])
+def test_nonsense_parameters_are_refused_with_the_reason(kwargs: dict[str, Any],
+                                                         message: str) -> None:
+    """Bad workload parameters raise InvalidInput naming the option."""
+    with pytest.raises(InvalidInput, match="^" + message.replace(".", r"\.") + "$"):
+        MysqlParams(**kwargs)
+
+
+def test_data_larger_than_the_layout_is_refused(catalog: Catalog) -> None:
+    """100 GiB of data does not fit a 100 GiB volume once logs need 5 % more."""
+    with pytest.raises(InvalidInput, match=r"^master layout r5\.large:gp3:100GiB: 100 GiB usable "
+                       r"is too small for 100 GiB of data plus logs \(needs 105 GiB\)$"):
+        run(catalog, "r5.large:gp3:100GiB", [100.0], data_gb=100)
+
+
+# -- the buffer pool and the write share under rising load (event simulation) ----------------
+
+
+@pytest.mark.slow
+def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: Catalog) -> None:
+    """--data-gb 4 vs 400 on r5.large:gp3:500GiB: lower latency at every load both carry, a knee
+    several times higher, and the result says why (the miss ratio)."""
+    levels = [200.0, 627.0, 1500.0, 3000.0]
+    small = run(catalog, R5, levels, data_gb=4)
+    large = run(catalog, R5, levels, data_gb=400)
+    assert small["io_profile"]["miss_ratio"] == 0.0
+    assert large["io_profile"]["miss_ratio"] == pytest.approx(0.9732, abs=1e-4)
+    assert "miss ratio 0.0%" in small["io_profile"]["explain"][0]
+    assert "miss ratio 97.3%" in large["io_profile"]["explain"][0]
+    assert (small["knee"]["tps"], large["knee"]["tps"]) == (1500.0, 200.0)
+    for a, b in zip(small["levels"], large["levels"], strict=True):
+        assert a["latency_ms"]["transaction"]["p50"] < b["latency_ms"]["transaction"]["p50"]
+    fits, misses = level_at(small, 200.0), level_at(large, 200.0)
+    assert fits["latency_ms"]["transaction"]["p99"] < misses["latency_ms"]["transaction"]["p99"]
+
+
+@pytest.mark.slow
+def test_write_heavy_mix_has_a_lower_knee_and_an_fsync_bound_master(catalog: Catalog) -> None:
+    """--reads 0.5 vs 3.25 (4 GiB of data): the write-heavy knee is lower, and below it the
+    master's bottleneck is its commit fsyncs."""
+    levels = [100.0, 200.0, 400.0, 800.0, 1600.0]
+    read_heavy = run(catalog, R5, levels, data_gb=4, reads_per_write=3.25)
+    write_heavy = run(catalog, R5, levels, data_gb=4, reads_per_write=0.5)
+    assert read_heavy["knee"]["tps"] is not None
+    assert write_heavy["knee"]["tps"] is not None
+    assert write_heavy["knee"]["tps"] < read_heavy["knee"]["tps"]
+    knee = level_at(write_heavy, write_heavy["knee"]["tps"])
+    master = knee["servers"][0]
+    assert master["role"] == "master"
+    assert master["bottleneck"].startswith("fsync-bound: each write commit waits for 2 log "
+                                           "flushes (redo, binlog)")
+    assert knee["bottleneck"].startswith("master: fsync-bound")
+
+
+# -- invariants (analytic engine: exact, no sampling noise) ----------------------------------
+
+
+@pytest.mark.parametrize("spec", [R5, "m5.large:gp2:200GiB", "m5d.large:store",
+                                  "c5.large:raid0:4xgp3:30GiB", "m1.large:raid0:2xstore"])
+@pytest.mark.parametrize("replicas", [0, 1])
+def test_more_tps_never_lowers_transaction_latency(catalog: Catalog, spec: str,
+                                                   replicas: int) -> None:
+    """At steady state (one hour, credits spent) p50, p99 and mean never fall as tps rises."""
+    data = 40 if spec.startswith("m5d") else 100
+    r = run(catalog, spec, [25.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0],
+            engine="analytic", duration_s=3600.0, data_gb=data, replicas=replicas)
+    for key in ("p50", "p99", "mean"):
+        series = [lv["latency_ms"]["transaction"][key] for lv in r["levels"]]
+        assert series == sorted(series), key
+
+
+@pytest.mark.parametrize("replicas", [1, 2, 3, 4])
+def test_each_replica_serves_an_equal_share_of_the_reads_and_applies_every_write(
+        replicas: int) -> None:
+    """627 tps, 3.25 reads/write: the master takes the 147.5 writes/s, each of N replicas
+    479.5 / N reads/s and applies all 147.5 writes/s."""
+    p = MysqlParams(tps=627, replicas=replicas)
+    io = derive_io(p, 16.0)
+    master, *reps = servers(p, io, io, data_bytes=2**30, master_capacity=2**31,
+                            replica_capacity=2**31)
+    assert (master.role, master.rate_tps, master.read_share) == ("master", p.write_tps, 0.0)
+    assert len(reps) == replicas
+    for rep in reps:
+        assert (rep.role, rep.read_share) == ("replica", 1.0)
+        assert rep.rate_tps == pytest.approx(p.read_tps / replicas)
+        assert rep.write_apply_tps == p.write_tps
+
+
+def test_without_replicas_the_master_serves_everything() -> None:
+    """--replicas 0: one server at the full 627 tps, 76.5 % of them reads."""
+    p = MysqlParams(tps=627, replicas=0)
+    io = derive_io(p, 16.0)
+    (master,) = servers(p, io, io, data_bytes=2**30, master_capacity=2**31,
+                        replica_capacity=2**31)
+    assert (master.role, master.rate_tps) == ("master", 627)
+    assert master.read_share == pytest.approx(3.25 / 4.25)
+
+
+def knee_by_replicas(catalog: Catalog, replica_counts: range, metric: str) -> list[float | None]:
+    """For each replica count, the highest tps of TPS_GRID whose `metric` p99 meets 10 ms
+    (`transaction`: the deployment's knee, which also needs every server healthy)."""
+    out = []
+    for n in replica_counts:
+        r = run(catalog, R5, TPS_GRID, engine="analytic", duration_s=3600.0, replicas=n)
+        if metric == "transaction":
+            out.append(r["knee"]["tps"])
+            continue
+        ok = [lv["offered_tps"] for lv in r["levels"] if lv["latency_ms"][metric]["p99"] <= 10.0]
+        out.append(max(ok, default=None))
+    return out
+
+
+def test_more_replicas_never_lower_read_capacity(catalog: Catalog) -> None:
+    """Read transactions meet p99 10 ms up to a load that never falls as replicas are added
+    (0 = the master serves the reads)."""
+    read_knees = knee_by_replicas(catalog, range(5), "read")
+    assert None not in read_knees
+    assert read_knees == sorted(read_knees), read_knees  # type: ignore[type-var]
+
+
+def test_more_replicas_never_lower_the_knee(catalog: Catalog) -> None:
+    """The deployment's knee (transaction p99 <= 10 ms, every server healthy) never falls as
+    replicas are added, from 0 (the master serves the reads) to 3."""
+    out = knee_by_replicas(catalog, range(4), "transaction")
+    assert None not in out
+    assert out == sorted(out), out  # type: ignore[type-var]
+
+
+def test_moving_the_reads_off_the_master_never_slows_its_writes(catalog: Catalog) -> None:
+    """At the same tps, a master without the reads (1 replica) has write p99 no higher than a
+    master that also serves them (0 replicas)."""
+    levels = [300.0, 400.0, 500.0]
+    alone = run(catalog, R5, levels, engine="analytic", duration_s=3600.0, replicas=0)
+    with_replica = run(catalog, R5, levels, engine="analytic", duration_s=3600.0, replicas=1)
+    for a, b in zip(alone["levels"], with_replica["levels"], strict=True):
+        assert b["latency_ms"]["write"]["p99"] <= a["latency_ms"]["write"]["p99"], a["offered_tps"]
+
+
+def test_replica_reports_its_apply_capacity_and_falls_behind_past_it(catalog: Catalog) -> None:
+    """400 GiB on r5.large: one SQL thread applies ~240 writes/s (7.8 page reads + a commit
+    each); at 400 tps (94 writes/s) it keeps up, at 1,500 tps (353 writes/s) it falls behind
+    and the level says so."""
+    r = run(catalog, R5, [400.0, 1500.0], engine="analytic", duration_s=600.0, data_gb=400)
+    keeps_up = level_at(r, 400.0)["servers"][1]["replication"]
+    behind_level = level_at(r, 1500.0)
+    behind = behind_level["servers"][1]["replication"]
+    assert keeps_up["apply_capacity_tps"] == behind["apply_capacity_tps"]
+    assert 150 < keeps_up["apply_capacity_tps"] < 350
+    assert keeps_up["write_tps"] == pytest.approx(94.1, abs=0.05)
+    assert (keeps_up["falls_behind"], keeps_up["lag_growth_s_per_s"]) == (False, 0.0)
+    assert behind["write_tps"] == pytest.approx(352.9, abs=0.05)
+    assert behind["falls_behind"] is True
+    assert behind["lag_growth_s_per_s"] == pytest.approx(
+        behind["write_tps"] / behind["apply_capacity_tps"] - 1, abs=1e-3)
+    cap = behind["apply_capacity_tps"]
+    assert f"replica falls behind: applies {cap:,.0f} writes/s < 353" in behind_level["reasons"]
+    assert behind_level["meets_slo"] is False
+
+
+@pytest.mark.parametrize(("spec", "data_gb", "tps"), [
+    (R5, 100, 300.0), (R5, 4, 627.0), ("m5d.large:store", 40, 627.0)])
+def test_event_and_analytic_engines_agree_on_throughput_below_saturation(
+        catalog: Catalog, spec: str, data_gb: float, tps: float) -> None:
+    """Below saturation every offered transaction completes: DES achieved tps within 5 % of the
+    analytic engine's, for the deployment and for each server."""
+    des = level_at(run(catalog, spec, [tps], duration_s=30.0, data_gb=data_gb), tps)
+    ana = level_at(run(catalog, spec, [tps], engine="analytic", duration_s=30.0,
+                       data_gb=data_gb), tps)
+    assert (des["engine"], ana["engine"]) == ("des", "analytic")
+    assert des["achieved_tps"] == pytest.approx(ana["achieved_tps"], rel=0.05)
+    for d, a in zip(des["servers"], ana["servers"], strict=True):
+        assert d["achieved_tps"] == pytest.approx(a["offered_tps"], rel=0.05), d["role"]

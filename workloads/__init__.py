@@ -1,0 +1,1 @@
+"""Real components: replay against databases (SQLAlchemy), calibration of disks (sysbench, fio)."""
