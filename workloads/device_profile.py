@@ -2,8 +2,9 @@
 
 The fragment has the field names of `advisor.catalog.model.LatencyProfile`, `LatencyDist` and
 `LocalDevice`, so a layout can use the measured disk as `local:NAME`:
-- read/write latency: log-normal body through the QD1 p50 and p99 (sigma = ln(p99/p50) / 2.326),
-  plus a heavy tail holding the measured share of I/Os slower than the body's p99.99;
+- read/write latency: log-normal body through the QD1 p50 and p90 (sigma = ln(p90/p50) /
+  1.2816), net of the block's transfer time the simulator adds back, plus a heavy tail holding
+  the measured share of I/Os slower than the body's p99.99;
 - saturation IOPS: the best random read/write rate over the thread counts tried;
 - sequential MiB/s: the best sequential rate; it also stands for the per-I/O transfer speed;
 - flush: the median fsync time measured beside the runs.
@@ -18,6 +19,7 @@ from typing import Any
 
 from advisor.errors import InvalidInput
 
+Z90 = 1.2816  # standard normal quantile of 0.90
 Z99 = 2.326  # standard normal quantile of 0.99
 Z9999 = 3.719  # ... of 0.9999: beyond it an I/O counts as a tail event
 SIGMA_RANGE = (0.01, 1.5)
@@ -44,13 +46,24 @@ def _pct_key(key: str) -> float:
     return float(digits[:2] + ("." + digits[2:] if len(digits) > 2 else ""))
 
 
-def fit_latency(run: Mapping[str, Any]) -> dict[str, float]:
-    """`LatencyDist` fields from one (queue-depth-1) measurement."""
+def fit_latency(run: Mapping[str, Any], transfer_ms: float = 0.0) -> dict[str, float]:
+    """`LatencyDist` fields from one (queue-depth-1) measurement.
+
+    The simulator adds each I/O's transfer time (size / transfer speed) to the body, so the
+    measured percentiles, which include it, are taken net of `transfer_ms`. The body's spread
+    comes from p50 and p90, where the device is not yet in its tail."""
     latency = run["latency_ms"]
-    p50, p99 = latency.get("p50"), latency.get("p99")
+    p50, p90, p99 = latency.get("p50"), latency.get("p90"), latency.get("p99")
     if not p50 or not p99:
         raise ValueError(f"{run['mode']} at {run['threads']} threads has no p50/p99")
-    sigma = math.log(p99 / p50) / Z99 if p99 > p50 else SIGMA_RANGE[0]
+    net = min(transfer_ms, 0.5 * p50)
+    p50 -= net
+    p99 -= net
+    if p90:
+        p90 -= net
+        sigma = math.log(p90 / p50) / Z90 if p90 > p50 else SIGMA_RANGE[0]
+    else:
+        sigma = math.log(p99 / p50) / Z99 if p99 > p50 else SIGMA_RANGE[0]
     sigma = min(max(sigma, SIGMA_RANGE[0]), SIGMA_RANGE[1])
     threshold = p50 * math.exp(Z9999 * sigma)
     points = sorted(
@@ -124,8 +137,8 @@ def fit_profile(
     profile_name = f"local-{name}"
     latency_profile = {
         "name": profile_name,
-        "read": fit_latency(qd1_read),
-        "write": fit_latency(qd1_write),
+        "read": fit_latency(qd1_read, block_bytes / 2**20 / max(seq_read, seq_write) * 1000),
+        "write": fit_latency(qd1_write, block_bytes / 2**20 / max(seq_read, seq_write) * 1000),
         "transfer_mibps": round(max(seq_read, seq_write), 2),
         "flush_ms": round(float(flush.get("p50_ms") or 0.0), 4),
         "sources": {
@@ -135,7 +148,8 @@ def fit_profile(
             "flush_ms": f"measured: {flush.get('method', 'none')} on {where}, {when}",
         },
         "notes": [
-            "sigma = ln(p99/p50)/2.326; tail = share of I/Os beyond the body's p99.99",
+            "median and spread net of the block's transfer time; sigma = ln(p90/p50)/1.2816; "
+            "tail = share of I/Os beyond the body's p99.99",
             *notes,
         ],
     }

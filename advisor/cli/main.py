@@ -45,7 +45,7 @@ def _optional(module: str) -> None:
 
 
 for _name in ("advisor.cli.simulate_cmd", "advisor.cli.size_cmd", "advisor.cli.replay",
-              "advisor.cli.report_cmd", "advisor.cli.serve_cmd"):
+              "advisor.cli.validate_cmd", "advisor.cli.report_cmd", "advisor.cli.serve_cmd"):
     _optional(_name)
 
 

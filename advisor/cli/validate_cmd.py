@@ -1,0 +1,80 @@
+"""`advisor validate --profile FILE`: the simulator against the calibration it was fitted from."""
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from advisor.cli.common import Format, FormatOpt, console, emit_json
+from advisor.errors import InvalidInput
+
+
+def register(app: typer.Typer) -> None:
+    app.command("validate", help=(
+        "Simulate a calibration's own patterns (sysbench fileio modes and thread counts) on the "
+        "device profile fitted from it, and print measured vs simulated IOPS and latency "
+        "percentiles with the error of each case.\n\n"
+        "  advisor calibrate --path /var/tmp/probe --name mydisk --out mydisk.json\n"
+        "  advisor validate --profile mydisk.json"))(validate)
+
+
+def validate(
+    profile: Annotated[Path, typer.Option(help="profile JSON written by advisor calibrate")],
+    device: Annotated[str | None, typer.Option(help="device in the profile (default: the "
+                                                     "only/first one)")] = None,
+    duration: Annotated[float, typer.Option(help="simulated seconds per case")] = 10.0,
+    seed: Annotated[int, typer.Option()] = 1,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    from advisor.catalog.load import builtin_catalog, extend_catalog
+    from advisor.userfiles import read_text
+    from workloads.validate import validate_profile
+
+    text = read_text(profile, what="profile")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{profile}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    catalog = extend_catalog(builtin_catalog(), str(profile), text)
+    names = [d.get("name") for d in raw.get("local_devices", []) if isinstance(d, dict)]
+    if device is None:
+        if not names:
+            raise InvalidInput(f"{profile}: holds no local device (write one with advisor "
+                               "calibrate)")
+        device = str(names[0])
+    if duration <= 0 or duration > 3600:
+        raise InvalidInput(f"--duration {duration:g}: must be between 0 and 3600 s")
+    result = validate_profile(catalog, device, raw.get("calibration") or {}, duration_s=duration,
+                              seed=seed)
+    if fmt is Format.json:
+        emit_json(result)
+    else:
+        print_validation(result)
+
+
+def _f(v: Any, digits: int = 3) -> str:
+    return "-" if v is None else f"{v:,.{digits}f}"
+
+
+def print_validation(r: dict[str, Any]) -> None:
+    cal = r["calibration"]
+    console.print(f"[bold]Model vs measurement[/bold] {r['device']} ({cal.get('tool')} on "
+                  f"{cal.get('path')}, {cal.get('date')}); IOPS tolerance "
+                  f"±{r['tolerance_pct']:g} %")
+    t = Table(caption="latency in ms; error = simulated / measured - 1")
+    for col in ("case", "IOPS meas", "IOPS sim", "err %", "p50 meas", "p50 sim", "p99 meas",
+                "p99 sim"):
+        t.add_column(col, justify="left" if col == "case" else "right", no_wrap=True)
+    for c in r["cases"]:
+        m, s, e = c["measured"], c["simulated"], c["error_pct"]
+        ok = "green" if c["within_tolerance"] else "red"
+        t.add_row(f"{c['mode']} x{c['threads']}", f"{m['iops']:,.0f}", f"{s['iops']:,.0f}",
+                  f"[{ok}]{e['iops']:+.1f}[/{ok}]" if e["iops"] is not None else "-",
+                  _f(m["p50_ms"]), _f(s["p50_ms"]), _f(m["p99_ms"]), _f(s["p99_ms"]))
+    console.print(t)
+    sm = r["summary"]
+    console.print(f"{sm['within_tolerance']} of {sm['cases']} cases within ±"
+                  f"{r['tolerance_pct']:g} %; mean |IOPS error| {sm['mean_abs_iops_error_pct']} %, "
+                  f"max {sm['max_abs_iops_error_pct']} %")

@@ -1,0 +1,74 @@
+"""Model vs measurement: simulate a calibration's own patterns on the device profile fitted from
+it, and report the error of each case (BRIEF section 7: +-20 % on this machine's disk)."""
+
+from typing import Any
+
+from advisor.catalog.model import Catalog
+from advisor.errors import InvalidInput
+from advisor.layout.model import resolve
+from advisor.sim.run import simulate_pattern
+from advisor.sim.source import IoPattern
+
+MODES = {"rndrd": (1.0, True), "rndwr": (0.0, True), "seqrd": (1.0, False),
+         "seqwr": (0.0, False), "randread": (1.0, True), "randwrite": (0.0, True),
+         "read": (1.0, False), "write": (0.0, False)}
+IOPS_TOLERANCE = 0.20
+
+
+def _pct(sim: float | None, meas: float | None) -> float | None:
+    if sim is None or not meas:
+        return None
+    return round((sim / meas - 1) * 100, 1)
+
+
+def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any], *,
+                     duration_s: float = 10.0, seed: int = 1) -> dict[str, Any]:
+    """Measured vs simulated IOPS and latency percentiles for every calibration run."""
+    if device not in catalog.local_devices:
+        known = ", ".join(sorted(catalog.local_devices)) or "none"
+        raise InvalidInput(f"device {device!r} is not in the profile (it has: {known})")
+    runs = calibration.get("runs") or []
+    if not runs:
+        raise InvalidInput("the profile holds no calibration runs to compare with")
+    layout = resolve(f"localhost:local:{device}", catalog)
+    span = int(calibration.get("size_bytes") or 2**30)
+    rows = []
+    for run in runs:
+        mode = run.get("mode")
+        if mode not in MODES:
+            continue
+        frac, rnd = MODES[mode]
+        threads = int(run.get("threads", 1)) * int(run.get("iodepth", 1) or 1)
+        pat = IoPattern(name=f"sysbench fileio {mode}", read_fraction=frac, random=rnd,
+                        block_bytes=int(run.get("block_bytes", 16384)), concurrency=threads,
+                        span_bytes=span)
+        sim = simulate_pattern(layout, catalog, pat, duration_s=duration_s, engine="des",
+                               seed=seed)
+        level = sim["levels"][0]
+        op = "read" if frac > 0 else "write"
+        measured_iops = float(run.get(f"{op}_iops") or 0.0)
+        sim_iops = float(level["iops"][op])
+        mlat = run.get("percentiles_ms") or run.get("latency_ms") or {}
+        slat = level["latency_ms"][op]
+        err = _pct(sim_iops, measured_iops)
+        rows.append({
+            "mode": mode, "threads": threads, "block_bytes": pat.block_bytes,
+            "measured": {"iops": measured_iops, "p50_ms": mlat.get("p50"),
+                         "p95_ms": mlat.get("p95"), "p99_ms": mlat.get("p99")},
+            "simulated": {"iops": round(sim_iops, 1), "p50_ms": slat["p50"], "p95_ms": slat["p95"],
+                          "p99_ms": slat["p99"]},
+            "error_pct": {"iops": err, "p50": _pct(slat["p50"], mlat.get("p50")),
+                          "p99": _pct(slat["p99"], mlat.get("p99"))},
+            "within_tolerance": err is not None and abs(err) <= IOPS_TOLERANCE * 100,
+            "bottleneck": level["bottleneck"],
+        })
+    errors = [abs(r["error_pct"]["iops"]) for r in rows if r["error_pct"]["iops"] is not None]
+    return {
+        "kind": "validate", "device": device, "layout": str(layout.spec),
+        "calibration": {k: calibration.get(k) for k in ("tool", "path", "date", "direct_io")},
+        "tolerance_pct": IOPS_TOLERANCE * 100, "cases": rows,
+        "summary": {"cases": len(rows), "within_tolerance": sum(r["within_tolerance"] for r in rows),
+                    "mean_abs_iops_error_pct": round(sum(errors) / len(errors), 1) if errors else None,
+                    "max_abs_iops_error_pct": round(max(errors), 1) if errors else None},
+        "seed": seed, "duration_s": duration_s,
+    }
