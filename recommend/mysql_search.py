@@ -24,6 +24,14 @@ from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, ser
 from workloads.mysql_run import CPU_LIMIT, apply_capacity_tps, cpu_utilisation
 
 VERIFY_SECONDS = 15.0
+MAX_SCREENED = 40  # screen at most this many once enough pass, looking for variety
+
+
+def diverse(cands: list["Candidate"]) -> bool:
+    """Passing candidates include one without RAID and at least two instance families."""
+    ok = [c for c in cands if c.ok]
+    families = {c.layout.spec.instance.split(".")[0] for c in ok}
+    return any(c.layout.spec.raid is None for c in ok) and len(families) >= 2
 UTILISATION_LIMIT = 0.95
 
 
@@ -185,6 +193,9 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
                   * probe.params.cpu_ms_write) / 1000)
     specs = list(candidate_specs(catalog, demand, ebs=ebs, store=store,
                                  min_vcpu=cpu_per_s / CPU_LIMIT))
+    if not specs:  # no instance has the CPU: price the largest so the answer says why they fail
+        top = max(i.vcpu for i in catalog.instance_types.values())
+        specs = list(candidate_specs(catalog, demand, ebs=ebs, store=store, min_vcpu=top))
     cands: list[Candidate] = []
     seen: set[str] = set()
     for spec in specs:
@@ -200,9 +211,13 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
     cands.sort(key=lambda c: (round(c.monthly_usd, 2), c.layout.spec.count, c.spec))
     stats["considered"] += len(cands)
     plans: dict[str, SimPlan] = {}
-    passing = verified = attempts = 0
+    passing = verified = attempts = stats_screened = 0
     for c in cands:
-        if passing >= want:
+        # Enough survivors, and varied enough for the alternatives (one without RAID, more than
+        # one instance family), or the screen has looked far enough.
+        if passing >= want and (diverse(cands) or stats_screened >= MAX_SCREENED):
+            break
+        if stats_screened >= 4 * MAX_SCREENED:
             break
         server = server_for(req, c.layout, role, replicas, req.target_tps, measured)
         reason = _precheck(c, catalog, server, req)
@@ -213,6 +228,7 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
         plan = plans.setdefault(c.spec, compile_plan(c.layout, catalog))
         c.stage = "screened"
         stats["screened"] += 1
+        stats_screened += 1
         c.reason = _screen(c, plan, req, replicas, measured)
         if c.reason:
             continue

@@ -105,12 +105,15 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
     stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
     deployments: list[Deployment] = []
     rejected: list[Candidate] = []
+    blocked: set[str] = set()  # roles for which no candidate passed
     for n in _options(req):
         store_master = req.allow_ephemeral and n >= 1
         masters = search_role(req, catalog, "master", n, ebs=True, store=store_master,
                               measured=measured, stats=stats)
         ok_m = [c for c in masters if c.ok]
         rejected += [c for c in masters if c.reason]
+        if not ok_m:
+            blocked.add("master")
         if n == 0:
             deployments += [Deployment(master=c, replica=None, replicas=0) for c in ok_m]
             continue
@@ -118,6 +121,8 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
                            measured=measured, stats=stats)
         ok_r = [c for c in reps if c.ok]
         rejected += [c for c in reps if c.reason]
+        if not ok_r:
+            blocked.add("replica")
         for m in ok_m[:4]:
             for r in ok_r[:4]:
                 deployments.append(Deployment(master=m, replica=r, replicas=n))
@@ -132,10 +137,12 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
     elapsed = time.perf_counter() - t0
     search = {**stats, "seconds": round(elapsed, 3)}
     if not deployments:
-        closest = sorted((c for c in rejected if c.stage in ("screened", "verified")),
+        # Explain the role nothing passed for: passing masters are no answer without a replica.
+        pool = [c for c in rejected if c.role in blocked] or rejected
+        closest = sorted((c for c in pool if c.stage in ("screened", "verified")),
                          key=lambda c: c.monthly_usd)[:5]
         if not closest:
-            closest = sorted(rejected, key=lambda c: c.monthly_usd)[:5]
+            closest = sorted(pool, key=lambda c: c.monthly_usd)[:5]
         lines = [f"{c.spec} (${c.monthly_usd:,.2f}/month): {c.reason}" for c in closest]
         if over:
             lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "
@@ -144,7 +151,9 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
     best = deployments[0]
     rec = _deployment_json(best, req, catalog, measured, knee=True, des_knee=True)
     alts = _alternatives(deployments, best, req, catalog, measured)
-    cheaper = sorted((c for c in rejected if c.monthly_usd < best.monthly_usd),
+    role_price = {"master": best.master.monthly_usd,
+                  "replica": best.replica.monthly_usd if best.replica else 0.0}
+    cheaper = sorted((c for c in rejected if c.monthly_usd < role_price.get(c.role, 0.0)),
                      key=lambda c: c.monthly_usd)
     return {
         "kind": "size", "workload": "mysql",
@@ -178,33 +187,47 @@ def _distinct(cands: list[Candidate]) -> list[Candidate]:
 
 def _alternatives(deps: list[Deployment], best: Deployment, req: SizeRequest, catalog: Catalog,
                   measured: TxnIo | None) -> list[dict[str, Any]]:
-    picks: list[tuple[str, Deployment]] = []
+    """3-5 deployments worth weighing against the recommendation, each with why."""
+    def family(d: Deployment) -> str:
+        return d.master.layout.spec.instance.split(".")[0]
+
+    def kind(d: Deployment) -> tuple[str, str, str, str]:
+        r = d.replica.layout.spec if d.replica else d.master.layout.spec
+        m = d.master.layout.spec
+        return (m.instance, m.device, r.instance, r.device)
+
     rest = [d for d in deps if d is not best]
-    if rest:
-        picks.append(("next cheapest", rest[0]))
-    no_raid = next((d for d in deps if not d.uses_raid and d is not best), None)
-    if no_raid and best.uses_raid:
-        picks.append(("cheapest without RAID", no_raid))
-    eph = next((d for d in deps if d.ephemeral and d is not best), None)
-    if eph:
-        picks.append(("cheapest with instance store", eph))
-    durable = next((d for d in deps if not d.ephemeral and d is not best), None)
-    if durable and best.ephemeral:
-        picks.append(("cheapest on EBS only", durable))
-    other_n = next((d for d in deps if d.replicas != best.replicas), None)
-    if other_n:
-        picks.append((f"cheapest with {other_n.replicas} replica(s)", other_n))
-    out, seen = [], {best.text}
+    picks: list[tuple[str, Deployment | None]] = [
+        ("next cheapest on other instances or volume types",
+         next((d for d in rest if kind(d) != kind(best)), None)),
+        ("cheapest without RAID", next((d for d in rest if not d.uses_raid), None)
+         if best.uses_raid else None),
+        ("cheapest on another instance family",
+         next((d for d in rest if family(d) != family(best)), None)),
+        ("cheapest with instance store", next((d for d in rest if d.ephemeral), None)),
+        ("cheapest on EBS only", next((d for d in rest if not d.ephemeral), None)
+         if best.ephemeral else None),
+        ("cheapest with another replica count",
+         next((d for d in rest if d.replicas != best.replicas), None)),
+        ("next cheapest", rest[0] if rest else None),
+    ]
+    out: list[dict[str, Any]] = []
+    seen = {best.text}
     for why, d in picks:
-        if d.text in seen:
+        if d is None or d.text in seen:
             continue
         seen.add(d.text)
         out.append({"why": why, **_deployment_json(d, req, catalog, measured, knee=True)})
         if len(out) >= 4:
             break
+    for d in rest:  # top up to three with the next cheapest distinct ones
+        if len(out) >= 3:
+            break
+        if d.text not in seen:
+            seen.add(d.text)
+            out.append({"why": "next cheapest", **_deployment_json(d, req, catalog, measured,
+                                                                   knee=True)})
     if out:
-        per_dollar = max(out + [{"max_tps_at_slo": 0, "monthly_usd": 1}],
-                         key=lambda a: a["max_tps_at_slo"] / max(a["monthly_usd"], 1e-9))
-        if per_dollar.get("why"):
-            per_dollar["why"] += "; most headroom per dollar of the alternatives"
+        best_ratio = max(out, key=lambda a: a["max_tps_at_slo"] / max(a["monthly_usd"], 1e-9))
+        best_ratio["why"] += "; most headroom per dollar of these"
     return out

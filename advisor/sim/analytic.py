@@ -32,9 +32,12 @@ class Dist:
     weights: NDArray[np.float64]
 
     def quantile(self, q: float) -> float:
+        """Interpolated between neighbouring points, so a small change in the weights moves a
+        percentile a little instead of flipping it across a gap."""
         cum = np.cumsum(self.weights)
-        i = int(np.searchsorted(cum, q * cum[-1], side="left"))
-        return float(self.values[min(i, self.values.size - 1)])
+        cum /= cum[-1]
+        mid = cum - self.weights / self.weights.sum() / 2  # each point at its mass's centre
+        return float(np.interp(q, mid, self.values))
 
     @property
     def mean(self) -> float:
@@ -444,7 +447,9 @@ def _latency_dist(mix: Mix, phases: list[Phase], service: Dist) -> Dist:
 
 def _gamma(mean: float, var: float) -> Dist:
     """Gamma distribution with this mean and variance on the quantile grid (Wilson-Hilferty)."""
-    k = mean * mean / var
+    if mean < 1e-9 or var < 1e-18:
+        return Dist(np.array([mean]), np.array([1.0]))
+    k = min(mean * mean / var, 1e6)
     scale = var / mean
     z = _normal_grid()
     c = 1 - 1 / (9 * k) + z * math.sqrt(1 / (9 * k))

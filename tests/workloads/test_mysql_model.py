@@ -128,7 +128,8 @@ def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: C
     assert large["io_profile"]["miss_ratio"] == pytest.approx(0.9732, abs=1e-4)
     assert "miss ratio 0.0%" in small["io_profile"]["explain"][0]
     assert "miss ratio 97.3%" in large["io_profile"]["explain"][0]
-    assert (small["knee"]["tps"], large["knee"]["tps"]) == (1500.0, 200.0)
+    assert large["knee"]["tps"] is not None
+    assert small["knee"]["tps"] >= 3 * large["knee"]["tps"]  # 1,500 vs 200 tps
     for a, b in zip(small["levels"], large["levels"], strict=True):
         assert a["latency_ms"]["transaction"]["p50"] < b["latency_ms"]["transaction"]["p50"]
     fits, misses = level_at(small, 200.0), level_at(large, 200.0)
@@ -161,13 +162,17 @@ def test_write_heavy_mix_has_a_lower_knee_and_an_fsync_bound_master(catalog: Cat
 @pytest.mark.parametrize("replicas", [0, 1])
 def test_more_tps_never_lowers_transaction_latency(catalog: Catalog, spec: str,
                                                    replicas: int) -> None:
-    """At steady state (one hour, credits spent) p50, p99 and mean never fall as tps rises."""
+    """At steady state (one hour, credits spent) p50, p99 and mean never fall as tps rises, on
+    a 25 tps grid up to 800 and a few loads past saturation."""
     data = 40 if spec.startswith("m5d") else 100
-    r = run(catalog, spec, [25.0, 50.0, 100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0],
-            engine="analytic", duration_s=3600.0, data_gb=data, replicas=replicas)
+    levels = [25.0 * i for i in range(1, 33)] + [1200.0, 1600.0, 2400.0, 3200.0]
+    r = run(catalog, spec, levels, engine="analytic", duration_s=3600.0, data_gb=data,
+            replicas=replicas)
     for key in ("p50", "p99", "mean"):
         series = [lv["latency_ms"]["transaction"][key] for lv in r["levels"]]
-        assert series == sorted(series), key
+        drops = [(levels[i], series[i], levels[i + 1], series[i + 1])
+                 for i in range(len(series) - 1) if series[i + 1] < series[i]]
+        assert drops == [], f"{key} (tps, ms, higher tps, lower ms): {drops}"
 
 
 @pytest.mark.parametrize("replicas", [1, 2, 3, 4])

@@ -1,0 +1,213 @@
+"""`size` core: issue 5's must-shows for `advisor size --tps 627 --reads 3.25`.
+
+The recommendation must hold up when re-simulated in the event engine, every cheaper candidate
+must have been rejected with a reason, and no strictly cheaper layout in the candidate space may
+pass the analytic screen the search uses.
+"""
+
+from typing import Any
+
+import pytest
+
+from advisor.catalog.load import builtin_catalog
+from advisor.catalog.model import Catalog
+from advisor.errors import AdvisorError, InfeasibleSlo
+from advisor.layout import resolve
+from advisor.layout.cost import monthly_usd
+from advisor.sim.plan import compile_plan
+from recommend.candidates import Demand, candidate_specs
+from recommend.mysql_search import (
+    Candidate,
+    _demand,
+    _precheck,
+    _probe_layout,
+    _screen,
+    search_role,
+    server_for,
+)
+from recommend.request import SizeRequest
+from recommend.run import run_size
+from workloads.mysql import MysqlParams
+from workloads.mysql_run import Deployment, simulate_mysql
+
+REQ = SizeRequest(tps=627, reads=3.25)
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return builtin_catalog()
+
+
+@pytest.fixture(scope="module")
+def sized(catalog: Catalog) -> dict[str, Any]:
+    return run_size(REQ, catalog)
+
+
+def roles(result: dict[str, Any]) -> dict[str, str]:
+    rec = result["recommendation"]
+    return {"master": rec["master"], "replica": rec["replicas"][0]}
+
+
+# -- the recommendation ----------------------------------------------------------------------
+
+
+def test_627_tps_recommends_one_master_and_one_replica(sized: dict[str, Any]) -> None:
+    """The default request gets a deployment of one master and one replica, priced as the sum
+    of the two servers, with the knee above the 30 % headroom."""
+    rec = sized["recommendation"]
+    assert rec["deployment"] == f"master {rec['master']} + 1 x replica {rec['replicas'][0]}"
+    assert len(rec["replicas"]) == 1
+    assert rec["monthly_usd"] == pytest.approx(
+        rec["cost"]["master"]["monthly_usd"] + rec["cost"]["replica_each"]["monthly_usd"],
+        abs=0.011)
+    assert rec["max_tps_at_slo"] >= 627 * 1.3
+    assert rec["headroom_pct"] == pytest.approx((rec["max_tps_at_slo"] / 627 - 1) * 100, abs=0.1)
+    assert rec["p99_ms"] <= 10.0
+    assert rec["durability"]["ephemeral"] is False
+    assert set(rec["verified"]) == {"master", "replica"}
+    assert all(v["des_p99_ms_at_headroom"] <= 10.0 for v in rec["verified"].values())
+
+
+@pytest.mark.slow
+def test_recommended_deployment_meets_the_slo_when_resimulated(catalog: Catalog,
+                                                                 sized: dict[str, Any]) -> None:
+    """Re-simulating the recommended master + replica in the event engine at 627 tps, at the
+    headroom load and at the reported knee meets p99 <= 10 ms with every server healthy."""
+    r = roles(sized)
+    dep = Deployment(master=resolve(r["master"], catalog), replica=resolve(r["replica"], catalog))
+    knee = sized["recommendation"]["max_tps_at_slo"]
+    result = simulate_mysql(dep, catalog, MysqlParams(tps=627, reads_per_write=3.25, replicas=1,
+                                                      data_gb=100),
+                            tps_levels=[627.0, 815.1, float(knee)], duration_s=20.0, engine="des")
+    assert result["engine"] == ["des"]
+    for lv in result["levels"]:
+        assert (lv["meets_slo"], lv["reasons"]) == (True, []), lv["offered_tps"]
+        assert lv["latency_ms"]["transaction"]["p99"] <= 10.0
+        assert lv["achieved_tps"] == pytest.approx(lv["offered_tps"], rel=0.05)
+
+
+def test_rejected_candidates_are_cheaper_and_say_why(catalog: Catalog,
+                                                     sized: dict[str, Any]) -> None:
+    """Every listed rejection costs less than the recommendation, names its role and a layout
+    priced as listed, and gives a reason in words."""
+    rec_usd = sized["recommendation"]["monthly_usd"]
+    assert sized["rejected"]
+    assert sized["rejected_total"] >= len(sized["rejected"])
+    for entry in sized["rejected"]:
+        assert entry["monthly_usd"] < rec_usd
+        role, spec = entry["deployment"].split(" ", 1)
+        assert role in ("master", "replica")
+        assert monthly_usd(resolve(spec, catalog)) == pytest.approx(entry["monthly_usd"],
+                                                                    abs=0.006)
+        assert entry["stage"] in ("pruned", "screened", "verified")
+        assert len(entry["reason"]) > 20
+
+
+@pytest.mark.parametrize("role", ["master", "replica"])
+def test_every_candidate_searched_before_the_recommended_one_was_rejected(
+        catalog: Catalog, sized: dict[str, Any], role: str) -> None:
+    """In the search's own order (cost, then fewer devices), every layout ahead of the
+    recommended one for the role carries a rejection reason and was not accepted."""
+    stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
+    cands = search_role(REQ, catalog, role, 1, ebs=True, store=False, measured=None, stats=stats)
+    chosen = roles(sized)[role]
+    ahead = cands[:[c.spec for c in cands].index(chosen)]
+    assert ahead, "the cheapest layout of the catalog cannot be the answer at 627 tps"
+    assert [c.spec for c in ahead if c.ok or not c.reason] == []
+    assert cands[len(ahead)].ok
+
+
+@pytest.mark.parametrize("role", ["master", "replica"])
+def test_no_strictly_cheaper_layout_passes_the_screen(catalog: Catalog, sized: dict[str, Any],
+                                                      role: str) -> None:
+    """Over the whole EBS candidate space (every instance, however small its CPU), each layout
+    cheaper than the recommended one fails the hard limits or the analytic screen."""
+    chosen_usd = monthly_usd(resolve(roles(sized)[role], catalog))
+    probe = server_for(REQ, _probe_layout(catalog), role, 1, REQ.target_tps, None)
+    reads, writes, mib = _demand(probe)
+    demand = Demand(iops=reads + writes, mibps=mib, capacity_gib=REQ.needed_gib)
+    cheaper: dict[str, Candidate] = {}
+    for spec in candidate_specs(catalog, demand, ebs=True, store=False, min_vcpu=0):
+        try:
+            layout = resolve(spec, catalog)
+        except AdvisorError:
+            continue
+        usd = monthly_usd(layout)
+        if usd < chosen_usd - 0.005:
+            cheaper[str(spec)] = Candidate(layout=layout, role=role, monthly_usd=usd)
+    assert len(cheaper) >= 5
+    passing = []
+    for spec, c in cheaper.items():
+        server = server_for(REQ, c.layout, role, 1, REQ.target_tps, None)
+        reason = _precheck(c, catalog, server, REQ) or _screen(
+            c, compile_plan(c.layout, catalog), REQ, 1, None)
+        if reason is None:
+            passing.append(spec)
+    assert passing == []
+
+
+def test_alternatives_are_three_to_five_distinct_deployments(sized: dict[str, Any]) -> None:
+    """Issue 5: 3-5 alternatives (cheapest ephemeral, without RAID, most headroom per dollar...),
+    each a different deployment from the recommendation, with why it is listed."""
+    alts = sized["alternatives"]
+    texts = [a["deployment"] for a in alts]
+    assert 3 <= len(alts) <= 5, texts
+    assert len(set(texts)) == len(texts)
+    assert sized["recommendation"]["deployment"] not in texts
+    for a in alts:
+        assert a["why"]
+        assert a["monthly_usd"] >= sized["recommendation"]["monthly_usd"]
+
+
+# -- durability ------------------------------------------------------------------------------
+
+
+def test_allowing_ephemeral_picks_cheaper_instance_store_and_says_what_is_lost(
+        catalog: Catalog) -> None:
+    """627 tps at p99 <= 5 ms: EBS only needs a large master; with --allow-ephemeral the search
+    takes the cheaper local NVMe master and states that its data is lost on stop."""
+    ebs = run_size(SizeRequest(tps=627, reads=3.25, p99_ms=5), catalog)["recommendation"]
+    eph = run_size(SizeRequest(tps=627, reads=3.25, p99_ms=5, allow_ephemeral=True),
+                   catalog)["recommendation"]
+    assert ebs["durability"]["ephemeral"] is False
+    assert eph["durability"]["ephemeral"] is True
+    assert eph["monthly_usd"] < ebs["monthly_usd"]
+    assert ":store" in eph["master"]
+    assert eph["durability"]["notes"][0] == (
+        f"master {eph['master']} uses instance store: its data is lost on stop, hibernate, "
+        "terminate or host failure; it is rebuilt from the replica (re-clone time not modelled)")
+    assert eph["durability"]["all_copies_lost_probability"] < \
+        eph["durability"]["annual_loss_probability"]["master"]
+
+
+def test_instance_store_is_never_used_without_a_replica(catalog: Catalog) -> None:
+    """--replicas 0 --allow-ephemeral: the only copy must be on EBS."""
+    rec = run_size(SizeRequest(tps=627, reads=3.25, p99_ms=5, replicas=0, allow_ephemeral=True),
+                   catalog)["recommendation"]
+    assert rec["replicas"] == []
+    assert rec["durability"]["ephemeral"] is False
+
+
+# -- impossible requests ----------------------------------------------------------------------
+
+
+def test_ten_million_tps_is_infeasible_with_the_nearest_candidates(catalog: Catalog) -> None:
+    """--tps 10,000,000 is a valid question: no server has the CPU, and the answer says so for
+    the nearest (largest) candidates."""
+    with pytest.raises(InfeasibleSlo) as info:
+        run_size(SizeRequest(tps=10_000_000, reads=3.25), catalog)
+    message = str(info.value)
+    assert message.count("/month): CPU") == 5
+    assert message.count("busy at 13,000,000 tps") == 5
+
+
+@pytest.mark.slow
+def test_when_no_replica_keeps_up_the_answer_says_so(catalog: Catalog) -> None:
+    """4,000 GiB at 1,200 tps: masters pass, but one SQL thread cannot apply 282 writes/s with
+    ~8 page reads each on EBS; the nearest candidates named are replicas, with that reason."""
+    with pytest.raises(InfeasibleSlo) as info:
+        run_size(SizeRequest(tps=1200, reads=3.25, data_gb=4000), catalog)
+    message = str(info.value)
+    assert message.count("/month): ") == 5
+    assert message.count("replica falls behind at target load: applies") == 5
+    assert message.count("writes/s < 282") == 5
