@@ -217,9 +217,7 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
                        "explain": io[0].io.explain},
         "slo": {"p99_ms": p99_ms},
         "levels": out_levels,
-        "knee": {"tps": max(passing) if passing else None,
-                 "text": (f"highest load meeting p99 <= {p99_ms:g} ms: {max(passing):,.0f} tps"
-                          if passing else f"no level meets p99 <= {p99_ms:g} ms")},
+        "knee": _knee(out_levels, passing, p99_ms),
         "duration_s": duration_s, "warmup_s": warmup_s,
         "ios": master_last["ios"], "iops": master_last["iops"],
         "throughput_mibps": master_last["throughput_mibps"],
@@ -258,3 +256,23 @@ def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, thre
         if hi - lo < max(0.5, 0.002 * hi):
             break
     return round((lo + hi) / 2, 2)
+
+
+def _knee(levels: list[dict[str, Any]], passing: list[float], p99_ms: float) -> dict[str, Any]:
+    """The SLO knee (highest level meeting it) and the saturation point of the curve (the
+    highest level whose achieved rate still follows the offered one)."""
+    following = [lv["offered_tps"] for lv in levels if lv["achieved_tps"] >= 0.95 * lv["offered_tps"]]
+    beyond = [lv["offered_tps"] for lv in levels if lv["achieved_tps"] < 0.95 * lv["offered_tps"]]
+    sat = max(following) if following else None
+    if sat is not None and beyond and min(beyond) > sat:
+        sat_text = f"throughput follows the load up to {sat:,.0f} tps and saturates before " \
+                   f"{min(beyond):,.0f}"
+    elif sat is None:
+        sat_text = f"already saturated at {levels[0]['offered_tps']:,.0f} tps (achieved " \
+                   f"{levels[0]['achieved_tps']:,.0f})"
+    else:
+        sat_text = f"throughput follows the load at every level (up to {sat:,.0f} tps)"
+    slo = (f"highest load meeting p99 <= {p99_ms:g} ms: {max(passing):,.0f} tps" if passing
+           else f"no level meets p99 <= {p99_ms:g} ms")
+    return {"tps": max(passing) if passing else None, "saturation_tps": sat,
+            "text": f"{slo}; {sat_text}"}

@@ -70,7 +70,7 @@ def report(
     html = render_report(data, catalog=load(catalog), compare=other, run_id=run_id,
                          created_at=created)
     write_html(output, html)
-    err_console.print(f"wrote {output}", highlight=False)
+    err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
 
 
 def _plain(value: Any) -> Any:
@@ -100,7 +100,7 @@ def after_result(kind: str, request: Mapping[str, Any], result: dict[str, Any], 
         from advisor.report import render_report, write_html
 
         write_html(report, render_report(result, catalog=catalog))
-        err_console.print(f"report written to {report}", highlight=False)
+        err_console.print(f"report written to {report}", highlight=False, soft_wrap=True)
     if save:
         from advisor.store import SqlRunStore
 

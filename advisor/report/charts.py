@@ -12,12 +12,13 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 PALETTE = ("#2563eb", "#ea580c", "#16a34a", "#9333ea", "#0891b2", "#be123c", "#4d7c0f")
 SLO_COLOUR = "#dc2626"
@@ -26,7 +27,7 @@ INK = "#1f2937"
 MUTED = "#6b7280"
 WIDTH_IN, HEIGHT_IN = 8.0, 3.6
 
-_RC = {
+_RC: dict[Any, Any] = {
     "svg.fonttype": "none",
     "svg.hashsalt": "advisor-report",  # stable ids: the same data gives the same SVG
     "font.family": ["DejaVu Sans", "sans-serif"],
@@ -158,8 +159,11 @@ def line_chart(chart: LineChart, chart_id: str) -> str:
                         linewidth=2.6 if s.emphasis else 1.5, zorder=4 if s.emphasis else 2,
                         alpha=1.0 if s.emphasis or not any(x.emphasis for x in chart.series)
                         else 0.75)
-        if chart.shade_from is not None:
-            ax.axvspan(chart.shade_from, ax.get_xlim()[1], color="#fee2e2", alpha=0.6, lw=0,
+        xmax = max((x for s in chart.series for x in _finite(s.x, s.y)[0]), default=1.0)
+        xmax = max([xmax] + [m.x for m in chart.marks if m.x is not None]) * 1.03
+        ax.set_xlim(0, xmax)
+        if chart.shade_from is not None and chart.shade_from < xmax:
+            ax.axvspan(chart.shade_from, xmax, color="#fee2e2", alpha=0.6, lw=0,
                        label=chart.shade_label)
         for m in chart.marks:
             if m.x is not None and m.y is not None:
@@ -172,10 +176,14 @@ def line_chart(chart: LineChart, chart_id: str) -> str:
         if chart.logy:
             ax.set_yscale("log")
         else:
-            ax.set_ylim(bottom=0)
+            top = max((y for s in chart.series if not s.right for y in _finite(s.x, s.y)[1]),
+                      default=1.0)
+            ax.set_ylim(0, max(top * 1.08, 1e-9))
+        xs_all = [x for s in chart.series for x in s.x]
+        if xs_all and all(float(x).is_integer() for x in xs_all) and max(xs_all) <= 64:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if chart.ymax is not None:
             ax.set_ylim(top=chart.ymax)
-        ax.set_xlim(left=0)
         ax.xaxis.set_major_formatter(FuncFormatter(_fmt))
         ax.yaxis.set_major_formatter(FuncFormatter(_fmt))
         ax.set_title(chart.title)

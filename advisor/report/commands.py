@@ -83,7 +83,8 @@ def simulate_command(result: dict[str, Any]) -> str:
         dep = result.get("deployment", {})
         args += ["--workload", "mysql", "--tps", _num(p.get("tps", 627.0)),
                  "--reads", _num(p.get("reads_per_write", 3.25)),
-                 "--replicas", str(p.get("replicas", 1)), "--data-gb", _num(p.get("data_gb", 100.0))]
+                 "--replicas", str(p.get("replicas", 1)),
+                 "--data-gb", _num(p.get("data_gb", 100.0))]
         replicas = dep.get("replicas") or []
         if replicas and replicas[0] != result.get("layout"):
             args += ["--replica-layout", replicas[0]]

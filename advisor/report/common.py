@@ -70,10 +70,12 @@ def timeline_chart(level: dict[str, Any], chart_id: str, *, at: str,
                 "have none, so the rate is the same all day.")
     elif min(lowest.values()) >= BURST_MATTERS:
         names = sorted({k.split(": ", 1)[-1] for k in lowest})
+        floor = min(lowest.values())
         text = (f"No burst bucket drains at {at}" + (f" over {hours:g} h" if hours else "")
-                + f": {', '.join(names)} stay above {min(lowest.values()):.1%}.")
+                + f": {', '.join(names)} " + ("stay full." if floor >= 0.9995 else
+                                              f"stay above {floor:.1%}."))
     else:
-        text = "; ".join(f"{k} falls to {v:.0%}" for k, v in sorted(lowest.items())
+        text = "; ".join(f"{k} falls to {max(0.0, v):.0%}" for k, v in sorted(lowest.items())
                          if v < BURST_MATTERS) + (f" over {hours:g} h" if hours else "") + "."
     matters = bool(lowest) and min(lowest.values()) < BURST_MATTERS
     if not matters and not always:
@@ -85,14 +87,15 @@ def timeline_chart(level: dict[str, Any], chart_id: str, *, at: str,
     for n, (who, points) in enumerate(parts):
         colour = PALETTE[n % len(PALETTE)]
         xs = [p["t_s"] / scale for p in points]
-        series.append(Series(label=f"{who or 'layout'} · IOPS", x=xs, y=[p["iops"] for p in points],
-                             colour=colour, marker=None))
+        series.append(Series(label=f"{who} · IOPS" if who else "IOPS", x=xs,
+                             y=[p["iops"] for p in points], colour=colour, marker=None))
         buckets = sorted({b for p in points for b in (p.get("buckets") or {})})
         for k, bucket in enumerate(buckets):
             key = f"{who}: {bucket}" if who else bucket
             if lowest.get(key, 1.0) >= BURST_MATTERS:
                 continue
-            series.append(Series(label=f"{who or 'layout'} · {bucket} credits", x=xs,
+            series.append(Series(label=f"{who} · {bucket} credits" if who else f"{bucket} credits",
+                                 x=xs,
                                  y=[(p.get("buckets") or {}).get(bucket) for p in points],
                                  colour=PALETTE[(n + k + 2) % len(PALETTE)], dashed=True,
                                  marker=None, right=True))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
@@ -39,7 +39,13 @@ def _environment() -> jinja2.Environment:
     env.filters["pct"] = lambda v, digits=1: "-" if v is None else f"{100 * v:.{digits}f} %"
     env.filters["sci"] = lambda v: "-" if v is None else f"{v:.2e}"
     env.filters["loss"] = _loss
+    env.filters["spec"] = _breakable
     return env
+
+
+def _breakable(text: object) -> Markup:
+    """A layout spec that may wrap after its colons (never inside a token) in narrow cells."""
+    return Markup(":<wbr>").join(escape(str(text)).split(":"))
 
 
 def _loss(p: float | None) -> str:

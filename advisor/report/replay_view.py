@@ -1,6 +1,7 @@
 """What the replay report shows: measured TPS and latency per step, and, when a simulation of
 the same workload is at hand, the simulated curves overlaid with the error at each step."""
 
+from itertools import pairwise
 from typing import Any
 
 from markupsafe import Markup
@@ -13,7 +14,7 @@ def _interpolate(xs: list[float], ys: list[float | None], x: float) -> float | N
     pts = sorted((a, b) for a, b in zip(xs, ys, strict=True) if b is not None)
     if not pts or x < pts[0][0] or x > pts[-1][0]:
         return None
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+    for (x0, y0), (x1, y1) in pairwise(pts):
         if x0 <= x <= x1:
             return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
     return pts[0][1] if pts[0][0] == x else None

@@ -137,8 +137,8 @@ def _act(result: dict[str, Any]) -> dict[str, Any]:
         xs = [_x(lv["load"])[1] for lv in levels]
         limits = ((1, 5.0), (8, 1.0), (64, 0.1))
         charts.append(Markup(line_chart(LineChart(
-            title="ACT thresholds vs load", xlabel=name, logy=True,
-            ylabel="% of reads over the threshold (worst slice)",
+            title="ACT thresholds vs load (worst slice; 0 % drawn at 0.001 %)", xlabel=name,
+            logy=True, ylabel="% of reads over threshold",
             series=[Series(label=f"> {ms} ms", x=xs, colour=PALETTE[i],
                            y=[max(lv["act"]["max"][f"gt_{ms}ms_pct"], 1e-3) for lv in levels])
                     for i, (ms, _) in enumerate(limits)],
@@ -176,12 +176,15 @@ def simulate_context(result: dict[str, Any]) -> dict[str, Any]:
         p = result["pattern"]
         ctx.update(title=f"Simulation — {result['layout']}, {p['name']}",
                    subject=f"{result['layout']} · {p['name']}",
-                   pattern=[("pattern", p["name"]), ("block size", fmt_value(p["block_bytes"] // 1024,
-                                                                          " KiB")),
+                   pattern=[("pattern", p["name"]),
+                            ("block size", fmt_value(p["block_bytes"] // 1024, " KiB")),
                             ("reads", f"{p['read_fraction']:.0%}"),
                             ("random", "yes" if p["random"] else "sequential"),
                             ("concurrency", fmt_value(p["concurrency"])),
-                            ("open-loop rate", fmt_value(p.get("rate_iops"), " IOPS"))],
+                            ("open-loop rate", fmt_value(p.get("rate_iops"), " IOPS")),
+                            ("ramp", f"{result['ramp']['key']}=" + ",".join(
+                                f"{v:g}" for v in result["ramp"]["values"])
+                             if result.get("ramp") else "none")],
                    levels=_pattern_levels(result), curves=_pattern_curves(result),
                    histogram=histogram_section(last, "histogram",
                                                f"I/O latency at {load_label(last['load'])}"),

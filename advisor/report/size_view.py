@@ -6,6 +6,7 @@ curves plot transaction p50/p99 against total TPS; Aerospike curves plot ACT's t
 percentages against the per-node load.
 """
 
+from itertools import pairwise
 from typing import Any
 
 from markupsafe import Markup
@@ -82,7 +83,7 @@ def _mysql_curves(result: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
                         f"{loads[-1]:,.0f} tps; p99 solid, p50 dashed; values above {ymax:g} ms "
                         "are cut off. The knee is the sizing search's (event simulation "
                         "confirms it), so it can sit below where the p99 line crosses the SLO "
-                        "when another limit (replica apply rate, CPU) binds first."),
+                        "when another limit (burst credits, replica apply rate, CPU) binds first."),
             "beyond": beyond, "timeline": timeline}
 
 
@@ -99,7 +100,7 @@ def _plain(reason: str, level: dict[str, Any]) -> str:
 
 def _interpolate(xs: list[float], ys: Any, x: float) -> float | None:
     pts = [(a, b) for a, b in zip(xs, ys, strict=True) if b is not None]
-    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+    for (x0, y0), (x1, y1) in pairwise(pts):
         if x0 <= x <= x1:
             return float(y0 + (y1 - y0) * (x - x0) / (x1 - x0))
     return None
@@ -126,9 +127,9 @@ def _act_curves(result: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
              for i, (ms, lim) in enumerate(ACT_LIMITS)]
     marks.append(Mark(label="per-node load at target", x=per["client_reads_per_sec"],
                       colour="#6b7280", style="--"))
-    chart = LineChart(title=f"ACT thresholds vs load, one node ({rec['layout']})",
+    chart = LineChart(title="ACT thresholds vs load, one node (worst slice)",
                       xlabel="client reads/s per node (writes scale with them)",
-                      ylabel="% of reads over the threshold (worst slice)", series=series,
+                      ylabel="% of reads over threshold", series=series,
                       marks=marks, logy=True)
     return {"svg": Markup(line_chart(chart, "curve")),
             "caption": "Event simulation, 20 s per load, worst of ACT's time slices; a load "
@@ -225,7 +226,8 @@ def size_context(result: dict[str, Any], catalog: Catalog | None) -> dict[str, A
     return {
         "kind": "size", "title": f"Sizing report — {title}", "summary": summary,
         "request_rows": _request_rows(result), "slo_rows": _slo_rows(result),
-        "rec": rec, "facts": facts, "knee_engine": rec.get("knee_engine"), "costs": _costs(rec), "verified": verified,
+        "rec": rec, "facts": facts, "knee_engine": rec.get("knee_engine"),
+        "costs": _costs(rec), "verified": verified,
         "bottlenecks": [b.strip() for b in rec.get("bottleneck", "").split(";") if b.strip()],
         "alternatives": [_deployment_row(a.get("why", ""), a) for a in result["alternatives"]],
         "rejected": result["rejected"], "rejected_total": result.get("rejected_total", 0),

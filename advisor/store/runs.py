@@ -126,6 +126,7 @@ class SqlRunStore:
     def __init__(self, url: str | None = None) -> None:
         parsed = _parse(url or default_url())
         self._location = masked(parsed)
+        self._secret = parsed.password
         kwargs: dict[str, Any] = {"pool_pre_ping": True}
         if parsed.get_backend_name() == "sqlite":
             if parsed.database and parsed.database != ":memory:":
@@ -145,7 +146,7 @@ class SqlRunStore:
         return self._location
 
     def _errors(self, what: str) -> "_Translate":
-        return _Translate(f"{self._location}: cannot {what} the runs database")
+        return _Translate(f"{self._location}: cannot {what} the runs database", self._secret)
 
     def save(self, kind: str, request: Mapping[str, Any], result: Mapping[str, Any]) -> str:
         if kind not in KINDS:
@@ -184,8 +185,9 @@ class SqlRunStore:
 class _Translate:
     """SQLAlchemy errors -> StoreError with one line; the URL in it is already masked."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, secret: str | None = None) -> None:
         self.prefix = prefix
+        self.secret = secret
 
     def __enter__(self) -> None:
         return None
@@ -194,6 +196,8 @@ class _Translate:
         if isinstance(exc, SQLAlchemyError):
             orig = getattr(exc, "orig", None) or exc
             first = str(orig).splitlines()[0] if str(orig) else type(orig).__name__
+            if self.secret:  # a driver that echoes its connection string must not leak it
+                first = first.replace(str(self.secret), "***")
             raise StoreError(f"{self.prefix} ({first})") from None
 
 
@@ -201,7 +205,7 @@ def _looks_like_id(run_id: str) -> bool:
     return 1 <= len(run_id) <= 32 and all(c in "0123456789abcdef" for c in run_id)
 
 
-def _from_row(row: Mapping[str, Any]) -> StoredRun:
+def _from_row(row: Any) -> StoredRun:  # a RowMapping
     created = row["created_at"]
     if created.tzinfo is None:  # SQLite and MySQL DATETIME keep no zone; we wrote UTC
         created = created.replace(tzinfo=UTC)

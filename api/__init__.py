@@ -1,0 +1,1 @@
+"""The HTTP API (FastAPI): a thin adapter over the same core calls as the CLI."""

@@ -1,0 +1,168 @@
+"""What the endpoints call: settings from the environment, the catalog, the run store and a
+cache of sizing results. No HTTP here; `api.app` maps these calls and their errors to HTTP.
+"""
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from advisor.catalog.model import Catalog
+from advisor.errors import InvalidInput
+from advisor.store import RunStore, to_jsonable
+from api.models import SizeBody
+
+TOKEN_ENV = "ADVISOR_API_TOKEN"
+BUDGET_ENV = "ADVISOR_API_IO_BUDGET"
+DEFAULT_IO_BUDGET = 20_000_000
+MAX_DURATION_S = 3600.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    token: str | None = None  # bearer token every /v1 request must carry (None: open)
+    io_budget: float = DEFAULT_IO_BUDGET  # simulated I/Os one request may ask for
+    max_duration_s: float = MAX_DURATION_S
+    database_url: str | None = None  # None: $ADVISOR_DATABASE_URL or the user's SQLite file
+    size_cache: int = 256  # sizing results kept (same request + catalog -> same answer)
+    report_cache: int = 32  # rendered run reports kept (runs never change)
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        budget = os.environ.get(BUDGET_ENV)
+        try:
+            io_budget = float(budget) if budget else DEFAULT_IO_BUDGET
+        except ValueError:
+            raise InvalidInput(f"{BUDGET_ENV}={budget!r}: a number of I/Os, e.g. 20000000") \
+                from None
+        return cls(token=os.environ.get(TOKEN_ENV) or None, io_budget=io_budget)
+
+
+class LruCache:
+    """A thread-safe LRU map with single flight: concurrent misses on one key compute it once."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._lock = threading.Lock()
+        self._pending: dict[Any, threading.Lock] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def get_or_compute(self, key: Any, compute: Callable[[], Any]) -> tuple[Any, bool]:
+        """(value, True if it came from the cache)."""
+        while True:
+            with self._lock:
+                if key in self._data:
+                    self._data.move_to_end(key)
+                    self.hits += 1
+                    return self._data[key], True
+                flight = self._pending.get(key)
+                if flight is None:
+                    flight = self._pending[key] = threading.Lock()
+                    flight.acquire()
+                    break
+            with flight:  # another thread computes it: wait, then look again
+                pass
+        try:
+            value = compute()
+            with self._lock:
+                self.misses += 1
+                if self.size > 0:
+                    self._data[key] = value
+                    while len(self._data) > self.size:
+                        self._data.popitem(last=False)
+            return value, False
+        finally:
+            with self._lock:
+                del self._pending[key]
+            flight.release()
+
+
+def size_request(body: SizeBody) -> Any:
+    """The CLI's SizeRequest for the same options (same checks, same messages)."""
+    from recommend.request import SizeRequest
+
+    if body.replicas == "auto":
+        replicas: int | None = None
+    elif isinstance(body.replicas, int):
+        replicas = body.replicas
+    else:
+        try:
+            replicas = int(body.replicas)
+        except ValueError:
+            raise InvalidInput(f"--replicas {body.replicas!r}: a whole number or auto") from None
+    return SizeRequest(workload=body.workload, tps=body.tps,  # type: ignore[arg-type]
+                       reads=body.reads, p99_ms=body.p99_ms, data_gb=body.data_gb,
+                       replicas=replicas, headroom=body.headroom, peak_hours=body.peak_hours,
+                       allow_ephemeral=body.allow_ephemeral,
+                       max_monthly_usd=body.max_monthly_usd, region=body.region,
+                       reads_per_sec=body.reads_per_sec, writes_per_sec=body.writes_per_sec,
+                       record_bytes=body.record_bytes,
+                       replication_factor=body.replication_factor, seed=body.seed)
+
+
+class Service:
+    """The API's state: catalog, store, caches. Thread-safe; endpoints run in a threadpool."""
+
+    def __init__(self, settings: Settings, catalog: Catalog, store: RunStore) -> None:
+        self.settings = settings
+        self.catalog = catalog
+        self.store = store
+        self.sizes = LruCache(settings.size_cache)
+        self.reports = LruCache(settings.report_cache)
+
+    def size(self, body: SizeBody) -> tuple[dict[str, Any], str, bool]:
+        """(result, run id, cached): the sizing result, stored as a run."""
+        from recommend.run import run_size
+
+        req = size_request(body)
+        if req.region is not None and req.region != self.catalog.region:
+            raise InvalidInput(f"--region {req.region}: the catalog holds {self.catalog.region}; "
+                               "add a user catalog with that region's prices (--catalog FILE)")
+        result, cached = self.sizes.get_or_compute(
+            (req, self.catalog.catalog_version),
+            lambda: to_jsonable(run_size(req, self.catalog)))
+        run_id = self.store.save("size", body.model_dump(), result)
+        return result, run_id, cached
+
+    def simulate(self, body: Any) -> tuple[dict[str, Any], str]:
+        from api.simulate import run_simulate
+
+        result = to_jsonable(run_simulate(body, self.catalog, io_budget=self.settings.io_budget,
+                                          max_duration_s=self.settings.max_duration_s))
+        return result, self.store.save("simulate", body.model_dump(), result)
+
+    def layout(self, spec: str) -> dict[str, Any]:
+        from advisor.layout import resolve
+        from advisor.layout.describe import describe
+
+        return to_jsonable(describe(resolve(spec, self.catalog), self.catalog))  # type: ignore[no-any-return]
+
+    def instances(self) -> dict[str, Any]:
+        from advisor.cli.catalog_cmd import catalog_header, instance_json
+
+        rows = sorted(self.catalog.instance_types.values(), key=lambda i: (i.family, i.hourly_usd))
+        return to_jsonable({**catalog_header(self.catalog),  # type: ignore[no-any-return]
+                            "instances": [instance_json(i) for i in rows]})
+
+    def volumes(self) -> dict[str, Any]:
+        from advisor.cli.catalog_cmd import catalog_header, volume_json
+
+        return to_jsonable({**catalog_header(self.catalog),  # type: ignore[no-any-return]
+                            "volumes": [volume_json(v) for v in
+                                        self.catalog.volume_types.values()]})
+
+    def report(self, run_id: str) -> str | None:
+        """The HTML report of a stored run (rendered once, then cached), None if unknown."""
+        run = self.store.get(run_id)
+        if run is None:
+            return None
+        from advisor.report import render_report
+
+        html, _ = self.reports.get_or_compute(run_id, lambda: render_report(
+            run.result, catalog=self.catalog, run_id=run.id,
+            created_at=run.created_at.isoformat(timespec="seconds")))
+        return str(html)

@@ -1,0 +1,96 @@
+"""A real `advisor serve` on 127.0.0.1, over HTTP: it answers, its runs survive a restart, and
+killing it in the middle of a request corrupts nothing."""
+
+import json
+import sqlite3
+import threading
+import time
+
+import httpx
+import pytest
+
+from advisor.catalog.model import Catalog
+from advisor.store import SqlRunStore
+from tests.api.conftest import LiveServer, make_client
+
+pytestmark = pytest.mark.slow
+
+SMALL = {"spec": "m5d.large:gp2:385GiB", "rw": "randrw", "rwmixread": 75, "iodepth": 8,
+         "duration": 5, "seed": 1}
+LONG = {"spec": "m5.8xlarge:gp2:1000GiB", "rw": "randrw", "bs": "16k", "iodepth": 64,
+        "duration": 3600, "engine": "des"}  # ~10.8 M simulated I/Os: several seconds
+
+
+def test_the_live_service_answers_over_http(live_server: LiveServer) -> None:
+    """POST /v1/size over loopback returns the recommendation; a bad body is 422 in one line;
+    the report is served; SIGTERM stops the server cleanly."""
+    live = live_server.start()
+    with httpx.Client(base_url=live.url, timeout=60) as http:
+        r = http.post("/v1/size", json={"tps": 627, "reads": 3.25})
+        assert r.status_code == 201
+        assert r.json()["recommendation"]["deployment"]
+        bad = http.post("/v1/size", content=b'{"tps": "x"}',
+                        headers={"content-type": "application/json"})
+        assert bad.status_code == 422
+        assert "\n" not in bad.json()["detail"]
+        page = http.get(f"/v1/runs/{r.json()['run_id']}/report")
+        assert page.status_code == 200
+        assert "<svg" in page.text
+    live.stop()
+    # uvicorn shuts down gracefully, then re-raises SIGTERM so the exit status says why
+    assert live.proc is not None
+    assert live.proc.returncode in (0, -15)
+    assert live.log is not None
+    log = live.log.read_text()
+    assert "Finished server process" in log
+    assert "POST /v1/size 201" in log
+
+
+def test_runs_survive_a_restart_of_the_service(live_server: LiveServer) -> None:
+    """A run stored by one server process is served by the next one on the same database."""
+    live = live_server.start()
+    first = httpx.post(f"{live.url}/v1/simulate", json=SMALL, timeout=60).json()
+    live.stop()
+    live.start()
+    again = httpx.get(f"{live.url}/v1/runs/{first['run_id']}", timeout=30)
+    assert again.status_code == 200
+    assert again.json()["result"] == {k: v for k, v in first.items() if k != "run_id"}
+
+
+def test_runs_survive_recreating_the_app(catalog: Catalog, tmp_path) -> None:
+    """In process: a second app on the same SQLite file sees the first one's runs."""
+    url = f"sqlite:///{tmp_path / 'runs.sqlite3'}"
+    run_id = make_client(catalog, url).post("/v1/simulate", json=SMALL).json()["run_id"]
+    assert make_client(catalog, url).get(f"/v1/runs/{run_id}").status_code == 200
+
+
+def test_killing_the_service_mid_request_corrupts_nothing(live_server: LiveServer) -> None:
+    """SIGKILL while a long simulation runs: the database passes integrity_check, the earlier
+    run is intact, no half run exists, and a restarted server answers from it."""
+    live = live_server.start()
+    kept = httpx.post(f"{live.url}/v1/simulate", json=SMALL, timeout=60).json()["run_id"]
+    outcome: list[object] = []
+
+    def long_request() -> None:
+        try:
+            outcome.append(httpx.post(f"{live.url}/v1/simulate", json=LONG, timeout=60))
+        except httpx.TransportError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=long_request)
+    worker.start()
+    time.sleep(1.0)
+    live.kill()
+    worker.join(timeout=30)
+    assert outcome, "the long request neither finished nor failed"
+    assert isinstance(outcome[0], httpx.TransportError), outcome
+    with sqlite3.connect(live.db) as db:
+        assert db.execute("pragma integrity_check").fetchone() == ("ok",)
+        rows = db.execute("select id, result from runs").fetchall()
+    assert [r[0] for r in rows] == [kept]
+    assert json.loads(rows[0][1])["kind"] == "simulate"
+    live.start()
+    assert httpx.get(f"{live.url}/v1/runs/{kept}", timeout=30).status_code == 200
+    store = SqlRunStore(f"sqlite:///{live.db}")
+    assert [r.id for r in store.recent(10)] == [kept]
+    store.close()

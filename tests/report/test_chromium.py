@@ -1,0 +1,86 @@
+"""A real headless Chromium opens a generated sizing report from a file:// URL, offline: the
+charts render (screenshot not blank, SVG in the DOM), no console error, no network request."""
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from matplotlib import image
+
+from advisor.catalog.model import Catalog
+from advisor.report import render_report, write_html
+
+pytestmark = pytest.mark.chromium
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-extensions", "--hide-scrollbars",
+         # every host name resolves to nothing: a request the page made would fail and be logged
+         "--host-resolver-rules=MAP * ~NOTFOUND"]
+
+
+def run_chromium(chromium: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
+    return subprocess.run([chromium, *FLAGS, f"--user-data-dir={profile}",
+                           "--enable-logging=stderr", "--v=0", *args],
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.fixture(scope="module")
+def report_file(tmp_path_factory: pytest.TempPathFactory, size_result: dict[str, Any],
+                catalog: Catalog) -> Path:
+    path = tmp_path_factory.mktemp("report") / "size.html"
+    write_html(path, render_report(size_result, catalog=catalog))
+    return path
+
+
+def console_errors(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines()
+            if "CONSOLE" in line or "Uncaught" in line or "net::ERR" in line
+            or "Failed to load resource" in line]
+
+
+def test_the_page_renders_its_charts_on_screen(chromium: str, report_file: Path,
+                                               tmp_path: Path) -> None:
+    """The screenshot is a page, not a blank: the header's blue band and the chart's lines
+    (blue, red SLO line) are there, with many distinct colours."""
+    shot = tmp_path / "size.png"
+    proc = run_chromium(chromium, tmp_path, f"--screenshot={shot}", "--window-size=1280,2400",
+                        report_file.as_uri())
+    assert shot.is_file(), proc.stderr[-2000:]
+    pixels = image.imread(shot)[..., :3]
+    assert pixels.shape[:2] == (2400, 1280)
+    assert pixels.std() > 0.05  # not one flat colour
+    colours = np.unique((pixels * 255).astype(np.uint8).reshape(-1, 3), axis=0)
+    assert len(colours) > 200
+    reddish = (pixels[..., 0] > 0.75) & (pixels[..., 1] < 0.35) & (pixels[..., 2] < 0.35)
+    assert reddish.sum() > 200, "the SLO line (red) is not on screen"
+    assert console_errors(proc.stderr) == []
+
+
+def test_the_dom_holds_the_svg_charts_and_nothing_was_fetched(chromium: str, report_file: Path,
+                                                               tmp_path: Path) -> None:
+    """Chromium's DOM after load has the inline SVG with its lines and labels; the log shows
+    no console error and no failed request; the HTML names no external resource."""
+    proc = run_chromium(chromium, tmp_path, "--dump-dom", report_file.as_uri())
+    dom = proc.stdout
+    assert dom.count("<svg") >= 1, proc.stderr[-2000:]
+    assert dom.count("<path") > 20
+    assert "knee 881 tps (recommended)" in dom
+    assert console_errors(proc.stderr) == []
+    html = report_file.read_text("utf-8")
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.I)
+    assert not re.search(r"url\(\s*[\"']?\s*(?:https?:)?//|@import|<link\b|<script\b", html, re.I)
+
+
+def test_the_page_fits_a_phone(chromium: str, report_file: Path, tmp_path: Path) -> None:
+    """At a phone's width the page still renders (the responsive CSS stacks the columns)."""
+    shot = tmp_path / "phone.png"
+    run_chromium(chromium, tmp_path, f"--screenshot={shot}", "--window-size=390,1600",
+                 "--force-device-scale-factor=1", report_file.as_uri())
+    pixels = image.imread(shot)[..., :3]
+    assert pixels.shape[1] == 390
+    assert pixels.std() > 0.05
