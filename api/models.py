@@ -14,7 +14,8 @@ SEED = Field(1, ge=0, le=2**31 - 1, description="random seed (echoed in the resu
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: JSON true is not a number and "3" is not an integer, as the OpenAPI schema says
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class SizeBody(_Body):

@@ -211,13 +211,11 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
     cands.sort(key=lambda c: (round(c.monthly_usd, 2), c.layout.spec.count, c.spec))
     stats["considered"] += len(cands)
     plans: dict[str, SimPlan] = {}
-    passing = verified = attempts = stats_screened = 0
+    passing = verified = attempts = screened_after = 0
     for c in cands:
         # Enough survivors, and varied enough for the alternatives (one without RAID, more than
-        # one instance family), or the screen has looked far enough.
-        if passing >= want and (diverse(cands) or stats_screened >= MAX_SCREENED):
-            break
-        if stats_screened >= 4 * MAX_SCREENED:
+        # one instance family), or the screen has looked far enough past the first survivors.
+        if passing >= want and (diverse(cands) or screened_after >= MAX_SCREENED):
             break
         server = server_for(req, c.layout, role, replicas, req.target_tps, measured)
         reason = _precheck(c, catalog, server, req)
@@ -228,7 +226,8 @@ def search_role(req: SizeRequest, catalog: Catalog, role: str, replicas: int, *,
         plan = plans.setdefault(c.spec, compile_plan(c.layout, catalog))
         c.stage = "screened"
         stats["screened"] += 1
-        stats_screened += 1
+        if passing >= want:
+            screened_after += 1
         c.reason = _screen(c, plan, req, replicas, measured)
         if c.reason:
             continue

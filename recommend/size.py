@@ -153,8 +153,12 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
     alts = _alternatives(deployments, best, req, catalog, measured)
     role_price = {"master": best.master.monthly_usd,
                   "replica": best.replica.monthly_usd if best.replica else 0.0}
-    cheaper = sorted((c for c in rejected if c.monthly_usd < role_price.get(c.role, 0.0)),
-                     key=lambda c: c.monthly_usd)
+    # Rejected candidates no dearer than the recommended server of their role (the ones a user
+    # would ask "why not this?" about), near misses first.
+    chosen = {("master", best.master.spec),
+              ("replica", best.replica.spec if best.replica else "")}
+    cheaper = sorted((c for c in rejected if c.monthly_usd <= role_price.get(c.role, 0.0) + 1e-9
+                      and (c.role, c.spec) not in chosen), key=lambda c: c.monthly_usd)
     return {
         "kind": "size", "workload": "mysql",
         "request": {k: getattr(req, k) for k in req.__dataclass_fields__},

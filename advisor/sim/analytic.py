@@ -30,6 +30,9 @@ class Dist:
 
     values: NDArray[np.float64]
     weights: NDArray[np.float64]
+    # The mean carried exactly through sums, mixtures and shifts (resampling a sum to a quantile
+    # grid trims its tail and would bias a mean computed from the points).
+    exact_mean: float | None = None
 
     def quantile(self, q: float) -> float:
         """Interpolated between neighbouring points, so a small change in the weights moves a
@@ -41,10 +44,12 @@ class Dist:
 
     @property
     def mean(self) -> float:
+        if self.exact_mean is not None:
+            return self.exact_mean
         return float(np.dot(self.values, self.weights) / self.weights.sum())
 
     def shifted(self, by: float) -> "Dist":
-        return Dist(self.values + by, self.weights)
+        return Dist(self.values + by, self.weights, self.mean + by)
 
 
 def _grid() -> NDArray[np.float64]:
@@ -83,7 +88,9 @@ def _mixture(parts: list[tuple[float, Dist]]) -> Dist:
     values = np.concatenate([d.values for _, d in parts])
     weights = np.concatenate([p * d.weights / d.weights.sum() for p, d in parts])
     order = np.argsort(values)
-    return Dist(values[order], weights[order])
+    total = sum(p for p, _ in parts)
+    mean = sum(p * d.mean for p, d in parts) / total if total > 0 else None
+    return Dist(values[order], weights[order], mean)
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,7 +461,7 @@ def _gamma(mean: float, var: float) -> Dist:
     z = _normal_grid()
     c = 1 - 1 / (9 * k) + z * math.sqrt(1 / (9 * k))
     values = np.maximum(0.0, k * scale * c**3)
-    return Dist(values, np.full(values.size, 1.0 / values.size))
+    return Dist(values, np.full(values.size, 1.0 / values.size), mean)
 
 
 CONV_POINTS = 200  # quantile points per operand when adding random variables
@@ -479,7 +486,7 @@ def _convolve(a: Dist, b: Dist) -> Dist:
     values = np.sort((va[:, None] + vb[None, :]).ravel())
     # Keep 1,000 quantiles: enough for p99.9, and sums of sums stay cheap.
     keep = values[((np.arange(KEEP_POINTS) + 0.5) / KEEP_POINTS * values.size).astype(np.int64)]
-    return Dist(keep, np.full(KEEP_POINTS, 1.0 / KEEP_POINTS))
+    return Dist(keep, np.full(KEEP_POINTS, 1.0 / KEEP_POINTS), a.mean + b.mean)
 
 
 def _summary(d: Dist) -> dict[str, float | None]:

@@ -79,9 +79,14 @@ def test_fitted_profile_follows_the_measurements(tmp_path: Path) -> None:
         "block_kib": 16, "seq_read_mibps": 11129.41, "seq_write_mibps": 99.42,
         "latency_profile": "local-disk1",
     }
-    assert profile["read"]["median_ms"] == 0.078
-    assert profile["read"]["sigma"] == pytest.approx(math.log(0.132 / 0.078) / 2.326, abs=1e-4)
-    assert profile["write"]["median_ms"] == 0.087
+    # The body is fitted net of the 16 KiB transfer time the simulator adds back: QD1 p50 and
+    # p90 minus 16 KiB / transfer_mibps; sigma = ln(p90 / p50) / 1.2816.
+    transfer_ms = 16 / 1024 / 11129.41 * 1000
+    qd1 = next(r for r in calibration["runs"] if r["mode"] == "rndrd" and r["threads"] == 1)
+    p50, p90 = (qd1["latency_ms"][k] - transfer_ms for k in ("p50", "p90"))
+    assert profile["read"]["median_ms"] == round(0.078 - transfer_ms, 4)
+    assert profile["read"]["sigma"] == pytest.approx(math.log(p90 / p50) / 1.2816, abs=1e-3)
+    assert profile["write"]["median_ms"] == round(0.087 - transfer_ms, 4)
     assert profile["transfer_mibps"] == 11129.41
     assert document["calibration"]["runs"] == calibration["runs"]
     assert document["calibration"]["profile_fitted"] is True

@@ -168,10 +168,15 @@ def test_more_tps_never_lowers_transaction_latency(catalog: Catalog, spec: str,
     levels = [25.0 * i for i in range(1, 33)] + [1200.0, 1600.0, 2400.0, 3200.0]
     r = run(catalog, spec, levels, engine="analytic", duration_s=3600.0, data_gb=data,
             replicas=replicas)
+    # The analytic engine adds random variables on 200-point quantile grids: a percentile is
+    # resolved to about 0.2 %, so a "drop" smaller than that is grid noise, not a trend (means
+    # are carried exactly).
+    resolution = 2e-3
     for key in ("p50", "p99", "mean"):
         series = [lv["latency_ms"]["transaction"][key] for lv in r["levels"]]
         drops = [(levels[i], series[i], levels[i + 1], series[i + 1])
-                 for i in range(len(series) - 1) if series[i + 1] < series[i]]
+                 for i in range(len(series) - 1)
+                 if series[i + 1] < series[i] * (1 - resolution)]
         assert drops == [], f"{key} (tps, ms, higher tps, lower ms): {drops}"
 
 
