@@ -2,9 +2,9 @@
 on the work one request may ask for.
 
 Raw patterns go to `advisor.sim.run.simulate_pattern` (which refuses runs over `io_budget`);
-database workloads to the CLI's own `run_mysql` / `run_aerospike` builders after an estimate of
-the device I/Os they would simulate. The pattern checks repeat `advisor simulate`'s, word for
-word, so both say the same thing about the same bad value.
+database workloads to `workloads.simulate.run_mysql` / `run_aerospike`, as the CLI's, after an
+estimate of the device I/Os they would simulate. Patterns come from the same builder as
+`advisor simulate` (`advisor.sim.patterns`), so both say the same about the same bad value.
 """
 
 from typing import Any
@@ -23,42 +23,13 @@ def _over(estimate: float, budget: float) -> InvalidInput:
 
 
 def _pattern(body: SimulateBody) -> Any:
-    from advisor.cli.simulate_cmd import RW_MODES, SYSBENCH_MODES
-    from advisor.sim.source import IoPattern
-    from advisor.units import parse_bytes
+    from advisor.sim.patterns import build_pattern
 
     b = body
-    if not 0 <= b.rwmixread <= 100:
-        raise InvalidInput(f"--rwmixread {b.rwmixread:g}: must be between 0 and 100")
-    for name, value in (("--iodepth", b.iodepth), ("--numjobs", b.numjobs),
-                        ("--threads", b.threads)):
-        if not 1 <= value <= 4096:
-            raise InvalidInput(f"{name} {value}: must be between 1 and 4096")
-    if b.rate_iops is not None and b.rate_iops <= 0:
-        raise InvalidInput(f"--rate-iops {b.rate_iops:g}: must be positive")
-    if b.pattern is not None and b.pattern != "ioping":
-        raise InvalidInput(f"--pattern {b.pattern!r}: the only preset is ioping")
-    span = parse_bytes(b.size, what="--size")
-    if b.file_test_mode is not None:
-        if b.file_test_mode not in SYSBENCH_MODES:
-            raise InvalidInput(f"--file-test-mode {b.file_test_mode!r}: choose one of "
-                               f"{', '.join(SYSBENCH_MODES)}")
-        frac, rnd = SYSBENCH_MODES[b.file_test_mode]
-        return IoPattern(name=f"sysbench fileio {b.file_test_mode}", read_fraction=frac,
-                         random=rnd,
-                         block_bytes=parse_bytes(b.file_block_size, what="--file-block-size"),
-                         concurrency=b.threads, span_bytes=span, open_rate=b.rate_iops,
-                         fsync_every_writes=max(0, b.file_fsync_freq) if frac < 1 else 0)
-    if b.pattern == "ioping":
-        return IoPattern(name="ioping", read_fraction=1.0, random=True, block_bytes=4096,
-                         concurrency=1, span_bytes=span)
-    if b.rw not in RW_MODES:
-        raise InvalidInput(f"--rw {b.rw!r}: choose one of {', '.join(RW_MODES)}")
-    frac_opt, rnd = RW_MODES[b.rw]
-    frac = b.rwmixread / 100 if frac_opt is None else frac_opt
-    return IoPattern(name=f"fio {b.rw}", read_fraction=frac, random=rnd,
-                     block_bytes=parse_bytes(b.bs, what="--bs"),
-                     concurrency=b.iodepth * b.numjobs, span_bytes=span, open_rate=b.rate_iops)
+    return build_pattern(rw=b.rw, rwmixread=b.rwmixread, bs=b.bs, iodepth=b.iodepth,
+                         numjobs=b.numjobs, rate_iops=b.rate_iops, size=b.size, pattern=b.pattern,
+                         file_test_mode=b.file_test_mode, threads=b.threads,
+                         file_block_size=b.file_block_size, file_fsync_freq=b.file_fsync_freq)
 
 
 def _mysql_estimate(body: SimulateBody, layout: Any, replica: Any, catalog: Catalog) -> float:
@@ -136,7 +107,7 @@ def run_simulate(body: SimulateBody, catalog: Catalog, *, io_budget: float,
         return simulate_pattern(layout, catalog, pattern, ramp=ramp, duration_s=body.duration,
                                 engine=body.engine, seed=body.seed,  # type: ignore[arg-type]
                                 warmup_s=body.warmup, io_budget=io_budget)
-    from advisor.cli import simulate_db as db
+    from workloads import simulate as db
 
     db.check_workload(body.workload)
     if body.workload == "mysql":
@@ -147,7 +118,7 @@ def run_simulate(body: SimulateBody, catalog: Catalog, *, io_budget: float,
         return db.run_mysql(
             layout, catalog, tps=body.tps, reads=body.reads, replicas=body.replicas,
             replica_layout=replica, data_gb=body.data_gb, buffer_pool_gib=body.buffer_pool_gib,
-            io_profile=None, flush_log_at_trx_commit=body.flush_log_at_trx_commit,
+            measured=None, flush_log_at_trx_commit=body.flush_log_at_trx_commit,
             sync_binlog=body.sync_binlog, p99_ms=body.p99_ms, ramp=body.ramp,
             duration=body.duration, engine=body.engine, seed=body.seed, progress=None)
     estimate = _act_estimate(body, layout)

@@ -20,15 +20,6 @@ class SimFormat(str, Enum):
     fio = "fio"
 
 
-RW_MODES = {  # fio --rw: (read fraction or None for --rwmixread, random)
-    "read": (1.0, False), "write": (0.0, False), "randread": (1.0, True),
-    "randwrite": (0.0, True), "rw": (None, False), "readwrite": (None, False),
-    "randrw": (None, True),
-}
-SYSBENCH_MODES = {"seqwr": (0.0, False), "seqrewr": (0.0, False), "seqrd": (1.0, False),
-                  "rndrd": (1.0, True), "rndwr": (0.0, True), "rndrw": (0.6, True)}
-
-
 def register(app: typer.Typer) -> None:
     app.command("simulate", help=(
         "Simulate a workload on a layout: IOPS, MiB/s and latency percentiles under rising load, "
@@ -115,10 +106,9 @@ def simulate(
     save: SaveOpt = False,
 ) -> None:
     from advisor.layout import resolve
+    from advisor.sim.patterns import build_pattern
     from advisor.sim.result import fio_json
     from advisor.sim.run import parse_ramp, simulate_pattern
-    from advisor.sim.source import IoPattern
-    from advisor.units import parse_bytes
 
     cat = load(catalog)
     layout = resolve(spec, cat)
@@ -128,37 +118,10 @@ def simulate(
         _simulate_db(layout, cat, workload, locals())
         return
     options = dict(locals())
-    if not 0 <= rwmixread <= 100:
-        raise InvalidInput(f"--rwmixread {rwmixread:g}: must be between 0 and 100")
-    for name, value in (("--iodepth", iodepth), ("--numjobs", numjobs), ("--threads", threads)):
-        if not 1 <= value <= 4096:
-            raise InvalidInput(f"{name} {value}: must be between 1 and 4096")
-    if rate_iops is not None and rate_iops <= 0:
-        raise InvalidInput(f"--rate-iops {rate_iops:g}: must be positive")
-    if pattern is not None and pattern != "ioping":
-        raise InvalidInput(f"--pattern {pattern!r}: the only preset is ioping")
-    span = parse_bytes(size, what="--size")
-    if file_test_mode is not None:
-        if file_test_mode not in SYSBENCH_MODES:
-            raise InvalidInput(f"--file-test-mode {file_test_mode!r}: choose one of "
-                               f"{', '.join(SYSBENCH_MODES)}")
-        frac, rnd = SYSBENCH_MODES[file_test_mode]
-        pat = IoPattern(name=f"sysbench fileio {file_test_mode}", read_fraction=frac, random=rnd,
-                        block_bytes=parse_bytes(file_block_size, what="--file-block-size"),
-                        concurrency=threads, span_bytes=span, open_rate=rate_iops,
-                        fsync_every_writes=max(0, file_fsync_freq) if frac < 1 else 0)
-    elif pattern == "ioping":
-        # ioping: one 4 KiB read at a time, one a second by default (-i 1); --rate-iops for -i
-        pat = IoPattern(name="ioping", read_fraction=1.0, random=True, block_bytes=4096,
-                        concurrency=1, span_bytes=span, open_rate=rate_iops or 1.0)
-    else:
-        if rw not in RW_MODES:
-            raise InvalidInput(f"--rw {rw!r}: choose one of {', '.join(RW_MODES)}")
-        frac_opt, rnd = RW_MODES[rw]
-        frac = rwmixread / 100 if frac_opt is None else frac_opt
-        pat = IoPattern(name=f"fio {rw}", read_fraction=frac, random=rnd,
-                        block_bytes=parse_bytes(bs, what="--bs"), concurrency=iodepth * numjobs,
-                        span_bytes=span, open_rate=rate_iops)
+    pat = build_pattern(rw=rw, rwmixread=rwmixread, bs=bs, iodepth=iodepth, numjobs=numjobs,
+                        rate_iops=rate_iops, size=size, pattern=pattern,
+                        file_test_mode=file_test_mode, threads=threads,
+                        file_block_size=file_block_size, file_fsync_freq=file_fsync_freq)
     ramp_obj = parse_ramp(ramp) if ramp else None
     from advisor.cli.progress import level_progress
 
@@ -230,22 +193,29 @@ def _simulate_db(layout: Any, cat: Any, workload: str, o: dict[str, Any]) -> Non
     from advisor.cli import simulate_db as db
     from advisor.cli.progress import level_progress
     from advisor.layout import resolve
+    from workloads import simulate as core
 
-    db.check_workload(workload)
+    core.check_workload(workload)
     if o["duration"] <= 0 or o["duration"] > 86400:
         raise InvalidInput(f"--duration {o['duration']:g}: must be between 0 and 86400 s")
     with level_progress(8, f"simulating {workload} on {layout.spec}") as tick:
         if workload == "mysql":
             replica = resolve(o["replica_layout"], cat) if o["replica_layout"] else None
-            result = db.run_mysql(
+            measured = None
+            if o["io_profile"] is not None:
+                from workloads.io_profile import load_io_profile
+                from workloads.mysql import measured_io
+
+                measured = measured_io(load_io_profile(o["io_profile"]))
+            result = core.run_mysql(
                 layout, cat, tps=o["tps"], reads=o["reads"], replicas=o["replicas"],
                 replica_layout=replica, data_gb=o["data_gb"],
-                buffer_pool_gib=o["buffer_pool_gib"], io_profile=o["io_profile"],
+                buffer_pool_gib=o["buffer_pool_gib"], measured=measured,
                 flush_log_at_trx_commit=o["flush_log_at_trx_commit"],
                 sync_binlog=o["sync_binlog"], p99_ms=o["p99_ms"], ramp=o["ramp"],
                 duration=o["duration"], engine=o["engine"], seed=o["seed"], progress=tick)
         else:
-            result = db.run_aerospike(
+            result = core.run_aerospike(
                 layout, cat, x=o["x"], ramp=o["ramp"], reads_per_sec=o["reads_per_sec"],
                 writes_per_sec=o["writes_per_sec"], record_bytes=o["record_bytes"],
                 replication_factor=o["replication_factor"], update_pct=o["update_pct"],

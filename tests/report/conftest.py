@@ -77,18 +77,18 @@ def replay_result() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def mysql_result(catalog: Catalog) -> dict[str, Any]:
-    from advisor.cli.simulate_db import run_mysql
+    from workloads.simulate import run_mysql
     from advisor.layout import resolve
 
     return run_mysql(resolve("r5.large:gp3:500GiB", catalog), catalog, tps=627, reads=3.25,
                      replicas=1, replica_layout=None, data_gb=4, buffer_pool_gib=None,
-                     io_profile=None, flush_log_at_trx_commit=1, sync_binlog=1, p99_ms=10,
+                     measured=None, flush_log_at_trx_commit=1, sync_binlog=1, p99_ms=10,
                      ramp="tps=200,627,1500", duration=10, engine="auto", seed=3, progress=None)
 
 
 @pytest.fixture(scope="session")
 def act_result(catalog: Catalog) -> dict[str, Any]:
-    from advisor.cli.simulate_db import run_aerospike
+    from workloads.simulate import run_aerospike
     from advisor.layout import resolve
 
     return run_aerospike(resolve("i3.large:store", catalog), catalog, x=None, ramp="x=1,4",

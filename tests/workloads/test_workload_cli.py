@@ -46,29 +46,29 @@ def curve(result: dict[str, Any]) -> list[tuple[float, float, float, bool]]:
 
 def test_act_on_i3_prints_the_rating_and_the_per_slice_table(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """`simulate i3.large:store --workload aerospike --ramp x=1,2,5,10`: passes up to 5x; the
-    table shows each level's worst slice and the per-slice table of the last level."""
+    """`simulate i3.large:store --workload aerospike --ramp x=1,2,5,10,30`: passes up to 10x;
+    the table shows each level's worst slice and the per-slice table of the last level."""
     code, out, err = run(capsys, "simulate", "i3.large:store", "--workload", "aerospike",
-                         "--ramp", "x=1,2,5,10", "--duration", "12")
+                         "--ramp", "x=1,2,5,10,30", "--duration", "12")
     assert (code, err) == (0, "")
     assert "ACT i3.large:store (1 device(s)), 2 s slices, seed 1" in out
-    assert "Rating: passes ACT up to 5x" in out
-    assert "Per-slice table at x=10" in out
+    assert "Rating: passes ACT up to 10x" in out
+    assert "Per-slice table at x=30" in out
     for col in (">1ms %", ">8ms %", ">64ms %", "LB writes/s"):
         assert col in out
     slice_rows = [line for line in out.splitlines()
                   if line.strip("│ ").split(" ")[0] in {"1", "2", "3", "4", "5", "6"}]
     assert len(slice_rows) == 6
-    assert all(line.rstrip(" │").endswith("no") for line in slice_rows)  # 10x fails
+    assert all(line.rstrip(" │").endswith("no") for line in slice_rows)  # 30x fails
 
 
 def test_act_json_has_the_rating_and_each_level_s_slices(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """JSON: rating 5x, ACT's derivation per level, 6 slices each with the three thresholds."""
+    """JSON: rating 10x, ACT's derivation per level, 6 slices each with the three thresholds."""
     r = simulate_json(capsys, "i3.large:store", "--workload", "aerospike",
-                      "--ramp", "x=1,2,5,10", "--duration", "12")
-    assert r["rating"] == {"x": 5, "text": "passes ACT up to 5x"}
-    assert [lv["act"]["pass"] for lv in r["levels"]] == [True, True, True, False]
+                      "--ramp", "x=1,2,5,10,30", "--duration", "12")
+    assert r["rating"] == {"x": 10, "text": "passes ACT up to 10x"}
+    assert [lv["act"]["pass"] for lv in r["levels"]] == [True, True, True, True, False]
     at_5x = r["levels"][2]
     assert at_5x["act"]["derivation"]["large_block_writes_per_sec"] == pytest.approx(117.188)
     assert len(at_5x["act"]["slices"]) == 6
@@ -82,7 +82,7 @@ def test_act_rating_of_i3_store_is_far_above_gp3(capsys: pytest.CaptureFixture[s
                        "--ramp", "x=0.5,1,2,5,10", "--duration", "12")
     gp3 = simulate_json(capsys, "m5.large:gp3:500GiB", "--workload", "aerospike",
                         "--ramp", "x=0.5,1,2,5,10", "--duration", "12")
-    assert i3["rating"]["x"] == 5
+    assert i3["rating"]["x"] == 10
     assert gp3["rating"]["x"] is not None
     assert i3["rating"]["x"] >= 3 * gp3["rating"]["x"]
 

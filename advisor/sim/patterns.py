@@ -1,0 +1,57 @@
+"""Raw I/O patterns from the options users know: fio (`--rw --rwmixread --bs --iodepth
+--numjobs --rate-iops --size`), sysbench fileio (`--file-test-mode --threads --file-block-size
+--file-fsync-freq`) and ioping. One builder for the CLI and the API, so both check the same way
+and say the same thing."""
+
+from advisor.errors import InvalidInput
+from advisor.sim.source import IoPattern
+from advisor.units import parse_bytes
+
+RW_MODES: dict[str, tuple[float | None, bool]] = {  # fio --rw: (read fraction, random)
+    "read": (1.0, False), "write": (0.0, False), "randread": (1.0, True),
+    "randwrite": (0.0, True), "rw": (None, False), "readwrite": (None, False),
+    "randrw": (None, True),
+}
+SYSBENCH_MODES: dict[str, tuple[float, bool]] = {
+    "seqwr": (0.0, False), "seqrewr": (0.0, False), "seqrd": (1.0, False),
+    "rndrd": (1.0, True), "rndwr": (0.0, True), "rndrw": (0.6, True),  # rw-ratio 1.5
+}
+
+
+def build_pattern(*, rw: str = "randread", rwmixread: float = 50.0, bs: str = "4k",
+                  iodepth: int = 1, numjobs: int = 1, rate_iops: float | None = None,
+                  size: str = "4g", pattern: str | None = None,
+                  file_test_mode: str | None = None, threads: int = 1,
+                  file_block_size: str = "16k", file_fsync_freq: int = 100) -> IoPattern:
+    """The pattern these options describe; `InvalidInput` naming the option that is wrong."""
+    if not 0 <= rwmixread <= 100:
+        raise InvalidInput(f"--rwmixread {rwmixread:g}: must be between 0 and 100")
+    for name, value in (("--iodepth", iodepth), ("--numjobs", numjobs), ("--threads", threads)):
+        if not 1 <= value <= 4096:
+            raise InvalidInput(f"{name} {value}: must be between 1 and 4096")
+    if rate_iops is not None and rate_iops <= 0:
+        raise InvalidInput(f"--rate-iops {rate_iops:g}: must be positive")
+    if pattern is not None and pattern != "ioping":
+        raise InvalidInput(f"--pattern {pattern!r}: the only preset is ioping")
+    span = parse_bytes(size, what="--size")
+    if file_test_mode is not None:
+        if file_test_mode not in SYSBENCH_MODES:
+            raise InvalidInput(f"--file-test-mode {file_test_mode!r}: choose one of "
+                               f"{', '.join(SYSBENCH_MODES)}")
+        frac, rnd = SYSBENCH_MODES[file_test_mode]
+        return IoPattern(name=f"sysbench fileio {file_test_mode}", read_fraction=frac,
+                         random=rnd,
+                         block_bytes=parse_bytes(file_block_size, what="--file-block-size"),
+                         concurrency=threads, span_bytes=span, open_rate=rate_iops,
+                         fsync_every_writes=max(0, file_fsync_freq) if frac < 1 else 0)
+    if pattern == "ioping":
+        # one 4 KiB read at a time, one a second by default (ioping -i 1); --rate-iops for -i
+        return IoPattern(name="ioping", read_fraction=1.0, random=True, block_bytes=4096,
+                         concurrency=1, span_bytes=span, open_rate=rate_iops or 1.0)
+    if rw not in RW_MODES:
+        raise InvalidInput(f"--rw {rw!r}: choose one of {', '.join(RW_MODES)}")
+    frac_opt, rnd = RW_MODES[rw]
+    frac = rwmixread / 100 if frac_opt is None else frac_opt
+    return IoPattern(name=f"fio {rw}", read_fraction=frac, random=rnd,
+                     block_bytes=parse_bytes(bs, what="--bs"), concurrency=iodepth * numjobs,
+                     span_bytes=span, open_rate=rate_iops)
