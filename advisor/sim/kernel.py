@@ -222,6 +222,59 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
     return done
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,  # type: ignore[no-untyped-def]
+                      bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf, devm,
+                      mems, tmp):
+    """Issue every background I/O due at or before `t`, in time order."""
+    nbg = bg_sched.shape[0]
+    while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= t:
+        b = bg_pos[0]
+        bt = bg_sched[b]
+        bg_issue[b] = bt
+        bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z[b], bg_u[b], bg_v[b],
+                             raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+        bg_pos[0] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid, n, chunk,  # type: ignore[no-untyped-def]
+                  chain, limi, limf, lims, devf, devm, mems, tmp):
+    """Completion of a commit arriving at `t` on log io_aux[k]: one log write + flush at a time;
+    commits arriving meanwhile share the next one. log_state[log] = (current flush done,
+    forming group's start, its done or -1)."""
+    log = io_aux[k]
+    if log_state[log, 2] >= 0.0 and t > log_state[log, 1]:
+        log_state[log, 0] = log_state[log, 2]
+        log_state[log, 2] = -1.0
+    if log_state[log, 2] >= 0.0:
+        return log_state[log, 2]
+    if t >= log_state[log, 0]:
+        d = _submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
+                    chain, limi, limf, lims, devf, devm, mems, tmp)
+        log_state[log, 0] = d
+        return d
+    # The next group's flush starts when the current one ends; its limit cost is charged now so
+    # the limits keep seeing I/Os in time order.
+    start = log_state[log, 0]
+    d = start + (_submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
+                         chain, limi, limf, lims, devf, devm, mems, tmp) - t)
+    log_state[log, 1] = start
+    log_state[log, 2] = d
+    return d
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf):  # type: ignore[no-untyped-def]
+    """Credit balance of each tracked limit at `t`, into the timeline bin of `t`."""
+    bin_ = int(t / tl_dt)
+    if bin_ < tl_bal.shape[0]:
+        for b in range(tl_track.shape[0]):
+            l = tl_track[b]
+            bal = lims[l, 1] + limf[l, 4] * (t - lims[l, 2])
+            tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
+
+
 @njit(cache=True, nogil=True)
 def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
               bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
@@ -235,8 +288,6 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
     """
     tmp = np.zeros((3, n + 1), dtype=np.int64)
     nreq = req_sched.shape[0]
-    nbg = bg_sched.shape[0]
-    nbins = tl_bal.shape[0]
     for i in range(nreq):
         slot = heap[0]
         sched = req_sched[i]
@@ -244,13 +295,9 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
         if t >= t_end:
             return i
         # Background I/Os due before this request starts.
-        while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= t:
-            b = bg_pos[0]
-            bt = bg_sched[b]
-            bg_issue[b] = bt
-            bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z[b], bg_u[b], bg_v[b],
-                                 raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-            bg_pos[0] += 1
+        _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+                          bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
+                          devm, mems, tmp)
         intended = sched if sched >= 0.0 else t
         out_start[i] = intended
         cur = t
@@ -258,33 +305,16 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
             op = io_op[k]
             io_issue[k] = cur
             if op == 2:
-                log = io_aux[k]
-                # log_state[log]: 0 current flush done, 1 forming group start, 2 its done (-1)
-                if log_state[log, 2] >= 0.0 and cur > log_state[log, 1]:
-                    log_state[log, 0] = log_state[log, 2]
-                    log_state[log, 2] = -1.0
-                if log_state[log, 2] >= 0.0:
-                    d = log_state[log, 2]
-                elif cur >= log_state[log, 0]:
-                    d = _submit(cur, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-                    log_state[log, 0] = d
-                else:
-                    start = log_state[log, 0]
-                    d = _submit(start, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-                    log_state[log, 1] = start
-                    log_state[log, 2] = d
+                d = _group_commit(cur, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
+                                  raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             else:
-                d = _submit(cur, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+                d = _submit(cur, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n,
+                            chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             io_done[k] = d
             cur = d
         out_end[i] = cur
         _heap_replace_top(heap, cur)
-        bin_ = int(t / tl_dt)
-        if bin_ < nbins:
-            for b in range(tl_track.shape[0]):
-                l = tl_track[b]
-                bal = lims[l, 1] + limf[l, 4] * (t - lims[l, 2])
-                tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
+        _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf)
     return nreq
 
 
@@ -335,8 +365,6 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
     arrived before `t_end` has finished; returns how many were admitted."""
     tmp = np.zeros((3, n + 1), dtype=np.int64)
     nreq = req_sched.shape[0]
-    nbg = bg_sched.shape[0]
-    nbins = tl_bal.shape[0]
     cap = slots + 1
     et = np.zeros(cap)
     er = np.zeros(cap, dtype=np.int64)
@@ -357,13 +385,9 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
         if t_adm == np.inf and t_ev == np.inf:
             break
         t = t_adm if t_adm <= t_ev else t_ev
-        while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= t:
-            b = bg_pos[0]
-            bt = bg_sched[b]
-            bg_issue[b] = bt
-            bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z[b], bg_u[b], bg_v[b],
-                                 raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-            bg_pos[0] += 1
+        _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+                          bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
+                          devm, mems, tmp)
         now = t
         if t_adm <= t_ev:
             i = nxt
@@ -371,12 +395,7 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             inflight += 1
             out_start[i] = req_sched[i]
             size = _ev_push(et, er, ek, size, t, i, req_first[i])
-            bin_ = int(t / tl_dt)
-            if bin_ < nbins:
-                for b in range(tl_track.shape[0]):
-                    l = tl_track[b]
-                    bal = lims[l, 1] + limf[l, 4] * (t - lims[l, 2])
-                    tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
+            _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf)
             continue
         i = er[0]
         k = ek[0]
@@ -388,24 +407,8 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
         op = io_op[k]
         io_issue[k] = t
         if op == 2:
-            log = io_aux[k]
-            if log_state[log, 2] >= 0.0 and t > log_state[log, 1]:
-                log_state[log, 0] = log_state[log, 2]
-                log_state[log, 2] = -1.0
-            if log_state[log, 2] >= 0.0:
-                d = log_state[log, 2]
-            elif t >= log_state[log, 0]:
-                d = _submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n,
-                            chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-                log_state[log, 0] = d
-            else:
-                # The next group's flush starts when the current one ends; its limit cost is
-                # charged now so the limits keep seeing I/Os in time order.
-                start = log_state[log, 0]
-                d = start + (_submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid,
-                                     n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp) - t)
-                log_state[log, 1] = start
-                log_state[log, 2] = d
+            d = _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid,
+                              n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
         else:
             d = _submit(t, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
                         chain, limi, limf, lims, devf, devm, mems, tmp)
