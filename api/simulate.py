@@ -72,16 +72,17 @@ def _fields(params: Any) -> dict[str, Any]:
 
 def _act_estimate(body: SimulateBody, layout: Any) -> float:
     from advisor.sim.run import parse_ramp
-    from workloads.aerospike import ActLoad
+    from workloads.aerospike import ActLoad, ActOptions
 
-    kw = {"record_bytes": body.record_bytes, "replication_factor": body.replication_factor,
-          "update_pct": body.update_pct, "defrag_lwm_pct": body.defrag_lwm_pct}
+    kw: ActOptions = {"record_bytes": body.record_bytes,
+                      "replication_factor": body.replication_factor,
+                      "update_pct": body.update_pct, "defrag_lwm_pct": body.defrag_lwm_pct}
     devices = layout.spec.count
     if body.ramp:
         loads = [ActLoad.at_x(v, devices, **kw) for v in parse_ramp(body.ramp, ("x",)).values]
     elif body.reads_per_sec is not None or body.writes_per_sec is not None:
         loads = [ActLoad(reads_per_sec=body.reads_per_sec or 0.0,
-                         writes_per_sec=body.writes_per_sec or 0.0, **kw)]  # type: ignore[arg-type]
+                         writes_per_sec=body.writes_per_sec or 0.0, **kw)]
     else:
         loads = [ActLoad.at_x(body.x if body.x is not None else 1.0, devices, **kw)]
     return sum((ld.internal_reads_per_sec + ld.large_block_writes_per_sec

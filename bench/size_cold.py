@@ -48,7 +48,8 @@ def main() -> None:
     run_once(env)  # make sure the normal cache is warm
     walls = [run_once(env) for _ in range(args.repeats)]
     out = {"command": "advisor " + " ".join(COMMAND), "repeats": args.repeats,
-           "cold_process_s": {"min": round(min(walls), 3), "median": round(statistics.median(walls), 3),
+           "cold_process_s": {"min": round(min(walls), 3),
+                              "median": round(statistics.median(walls), 3),
                               "max": round(max(walls), 3)},
            "first_run_with_empty_jit_cache_s": round(first, 3), "target_s": 2.0,
            "cpus": os.cpu_count()}

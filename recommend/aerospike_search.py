@@ -108,15 +108,15 @@ def size_aerospike(req: SizeRequest, catalog: Catalog, progress: Any = None) -> 
                                  "reason": f"needs {_over(util)} of its rated IOPS/throughput "
                                            f"at {1 + req.headroom:.0%} load"})
                 continue
-            eligible = req.allow_ephemeral or not layout.ephemeral
+            allowed = req.allow_ephemeral or not layout.ephemeral
             stats["screened"] += 1
-            ok, why, over = _screen(layout, catalog, load)
+            ok, why, _ = _screen(layout, catalog, load)
             entry = {"nodes": nodes, "layout": str(layout.spec), "monthly_usd": round(total, 2),
                      "deployment": f"{nodes} x {layout.spec}", "ephemeral": layout.ephemeral}
             if not ok:
                 rejected.append({**entry, "reason": f"at {1 + req.headroom:.0%} load: {why}"})
                 continue
-            if not eligible:
+            if not allowed:
                 entry["note"] = "instance store: needs --allow-ephemeral"
                 found.append({**entry, "eligible": False, "layout_obj": layout, "load": load})
                 continue
@@ -180,9 +180,9 @@ def _node_json(f: dict[str, Any], req: SizeRequest, catalog: Catalog,
         "bottleneck": "ACT thresholds at the headroom load (small-read latency)",
         "durability": {"ephemeral": layout.ephemeral,
                        "annual_loss_probability": {"node": dur.annual_loss_probability},
-                       "notes": list(dur.assumptions[:2]) + [
-                           f"replication factor {req.replication_factor}: each record lives on "
-                           f"{req.replication_factor} nodes"]},
+                       "notes": [*dur.assumptions[:2],
+                                 f"replication factor {req.replication_factor}: each record "
+                                 f"lives on {req.replication_factor} nodes"]},
     }
     if act is not None:
         out["act"] = {"text": f"passes ACT at {1 + req.headroom:.0%} of the load (worst slice "

@@ -62,7 +62,9 @@ def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[L
                 yield LayoutSpec(instance=inst.name, device="gp2", raid=raid,  # type: ignore[arg-type]
                                  count=count, size_gib=size)
         elif vt.model == "gp3":
-            assert vt.iops_per_gib and vt.included_iops and vt.included_mibps
+            assert vt.iops_per_gib
+            assert vt.included_iops
+            assert vt.included_mibps
             top = vt.max_iops
             for iops in _iops_options(per_member_iops, vt.included_iops, top):
                 size = max(base, math.ceil(iops / vt.iops_per_gib))
@@ -76,7 +78,8 @@ def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[L
                                  iops=None if iops == vt.included_iops else iops,
                                  throughput_mibps=None if mibps == vt.included_mibps else mibps)
         elif vt.model in ("io1", "io2"):
-            assert vt.iops_per_gib and vt.min_iops
+            assert vt.iops_per_gib
+            assert vt.min_iops
             top = vt.max_iops if inst.nitro else (vt.max_iops_non_nitro or vt.max_iops)
             for iops in _iops_options(per_member_iops, 1000, top):
                 size = max(base, math.ceil(iops / vt.iops_per_gib))

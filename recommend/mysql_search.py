@@ -114,7 +114,8 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer, req: SizeRequ
         return f"{cap:,.0f} GiB usable < {req.needed_gib:,.0f} GiB needed (data + 20 %)"
     cpu = cpu_utilisation(server, layout)
     if cpu > CPU_LIMIT:
-        return (f"CPU {cpu:.0%} busy at {server.params.tps:,.0f} tps on {layout.instance.vcpu if layout.instance else '?'} "
+        vcpu = layout.instance.vcpu if layout.instance else "?"
+        return (f"CPU {cpu:.0%} busy at {server.params.tps:,.0f} tps on {vcpu} "
                 f"vCPU (limit {CPU_LIMIT:.0%})")
     reads, writes, _ = _demand(server)
     burst = _bursting_allowed(layout, catalog, req.peak_hours, reads + writes)

@@ -38,11 +38,12 @@ class Deployment:
 
     @property
     def uses_raid(self) -> bool:
-        return bool(self.master.layout.spec.raid or (self.replica and self.replica.layout.spec.raid))
+        return bool(self.master.layout.spec.raid
+                    or (self.replica and self.replica.layout.spec.raid))
 
     def simplicity(self) -> int:
-        n = self.master.layout.spec.count + (self.replica.layout.spec.count if self.replica else 0)
-        return n
+        return (self.master.layout.spec.count
+                + (self.replica.layout.spec.count if self.replica else 0))
 
 
 def _options(req: SizeRequest) -> list[int]:
@@ -60,16 +61,19 @@ def _durability(dep: Deployment) -> dict[str, Any]:
         if d.ephemeral:
             notes.append(f"{c.role} {c.spec} uses instance store: its data is lost on stop, "
                          "hibernate, terminate or host failure; it is rebuilt from the "
-                         f"{'replica' if c.role == 'master' else 'master'} (re-clone time not modelled)")
+                         f"{'replica' if c.role == 'master' else 'master'} "
+                         "(re-clone time not modelled)")
         notes.extend(f"{c.role}: {a}" for a in d.assumptions[:2])
     # Data is lost only if every copy is: master and each replica hold a full copy.
-    p_all = loss.get("master", 0.0) * (loss.get("replica", 1.0) ** dep.replicas if dep.replicas else 1.0)
-    return {"ephemeral": dep.ephemeral, "annual_loss_probability": {k: v for k, v in loss.items()},
+    p_all = loss.get("master", 0.0) * (loss.get("replica", 1.0) ** dep.replicas if dep.replicas
+                                       else 1.0)
+    return {"ephemeral": dep.ephemeral, "annual_loss_probability": dict(loss),
             "all_copies_lost_probability": p_all, "notes": notes}
 
 
 def _deployment_json(dep: Deployment, req: SizeRequest, catalog: Catalog,
-                     measured: TxnIo | None, *, knee: bool, des_knee: bool = False) -> dict[str, Any]:
+                     measured: TxnIo | None, *, knee: bool,
+                     des_knee: bool = False) -> dict[str, Any]:
     m, r = dep.master, dep.replica
     servers = [m] + ([r] if r is not None and dep.replicas else [])
     p99_target = max((c.at_target.p99_s for c in servers if c.at_target), default=0.0) * 1000
@@ -145,8 +149,9 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
             closest = sorted(pool, key=lambda c: c.monthly_usd)[:5]
         lines = [f"{c.spec} (${c.monthly_usd:,.2f}/month): {c.reason}" for c in closest]
         if over:
+            cheapest = min(d.monthly_usd for d in over)
             lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "
-                         f"${req.max_monthly_usd:,.2f}/month (cheapest ${min(d.monthly_usd for d in over):,.2f})")
+                         f"${req.max_monthly_usd:,.2f}/month (cheapest ${cheapest:,.2f})")
         raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog")
     best = deployments[0]
     rec = _deployment_json(best, req, catalog, measured, knee=True, des_knee=True)

@@ -10,7 +10,7 @@ small reads'. Pass/fail per time slice: < 5 % of reads over 1 ms, < 1 % over 8 m
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -35,6 +35,17 @@ from advisor.sim.stats import LatencyStats
 KIB = 1024
 READS_PER_X, WRITES_PER_X = 2000, 1000  # per device
 ACT_LIMITS = ((1, 5.0), (8, 1.0), (64, 0.1))  # (ms, max % of reads over it)
+
+
+class ActOptions(TypedDict, total=False):
+    """ActLoad's keyword options besides the two rates (what `ActLoad.at_x` passes through)."""
+
+    record_bytes: int
+    replication_factor: int
+    update_pct: float
+    defrag_lwm_pct: float
+    large_block_kib: int
+    defrag_reads: bool
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,7 +77,7 @@ class ActLoad:
                 raise InvalidInput(msg)
 
     @staticmethod
-    def at_x(x: float, devices: int, **kw: Any) -> "ActLoad":
+    def at_x(x: float, devices: int, **kw: Unpack[ActOptions]) -> "ActLoad":
         if x <= 0:
             raise InvalidInput(f"--x {x:g}: must be positive")
         return ActLoad(reads_per_sec=READS_PER_X * x * devices,
@@ -138,7 +149,8 @@ class ActSource:
         w = poisson_window(rng, self.load.large_block_writes_per_sec, t0, t1)
         r = poisson_window(rng, self.load.large_block_reads_per_sec, t0, t1)
         t = np.concatenate([w, r])
-        op = np.concatenate([np.full(w.size, OP_WRITE, np.int64), np.full(r.size, OP_READ, np.int64)])
+        op = np.concatenate([np.full(w.size, OP_WRITE, np.int64),
+                             np.full(r.size, OP_READ, np.int64)])
         order = np.argsort(t, kind="stable")
         offsets = rng.integers(0, blocks, size=t.size, dtype=np.int64) * block
         return Background(sched=t[order], op=op[order], size=np.full(t.size, block, np.int64),
@@ -146,7 +158,7 @@ class ActSource:
 
 
 def act_row(stats: LatencyStats) -> dict[str, float]:
-    return {k: v for k, v in stats.act_row().items()}
+    return dict(stats.act_row())
 
 
 def act_pass(row: dict[str, float]) -> tuple[bool, list[str]]:
@@ -180,7 +192,7 @@ def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[dict[str, A
         level = level_json(level_plan, raw, load=label, concurrency=None)
         level["timeline"] = timeline(level_plan, raw)
         level["notes"] = level_plan.notes
-        rows = []
+        rows: list[dict[str, Any]] = []
         for k, stats in enumerate(raw.slices):
             row = act_row(stats)
             ok, why = act_pass(row)

@@ -202,7 +202,8 @@ class MysqlServer:
         reads = RequestClass(probability=self.read_share, kind=0, ios=(
             IoSpec(op=OP_READ, size_bytes=PAGE, count=io.read_page_reads),
             IoSpec(op=OP_CPU, size_bytes=int(p.cpu_ms_read * 1000), count=1)))
-        commit = tuple(IoSpec(op=op, size_bytes=size, count=1) for op, size, _ in self._commit_ios())
+        commit = tuple(IoSpec(op=op, size_bytes=size, count=1)
+                       for op, size, _ in self._commit_ios())
         writes = RequestClass(probability=1 - self.read_share, kind=1, ios=(
             IoSpec(op=OP_READ, size_bytes=PAGE, count=io.write_page_reads),
             IoSpec(op=OP_CPU, size_bytes=int(p.cpu_ms_write * 1000), count=1), *commit))

@@ -52,7 +52,8 @@ def _io_for(layout: Layout, params: MysqlParams, measured: TxnIo | None) -> TxnI
     return derive_io(params, memory)
 
 
-def build_servers(dep: Deployment, params: MysqlParams, measured: TxnIo | None) -> list[MysqlServer]:
+def build_servers(dep: Deployment, params: MysqlParams,
+                  measured: TxnIo | None) -> list[MysqlServer]:
     data = int(params.data_gb * GIB)
     return servers(params, _io_for(dep.master, params, measured),
                    _io_for(dep.replica or dep.master, params, measured), data_bytes=data,
@@ -73,7 +74,8 @@ def apply_capacity_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None
     p, io = server.params, server.io
     prof = plan.profile
     read_s = (read_ms / 1000) if read_ms else prof.read.median_ms / 1000
-    commit_s = (prof.write.median_ms + prof.flush_ms) / 1000 if p.flush_log_at_trx_commit == 1 else 0
+    commit_s = ((prof.write.median_ms + prof.flush_ms) / 1000 if p.flush_log_at_trx_commit == 1
+                else 0)
     per_txn = io.write_page_reads * read_s + commit_s + p.cpu_ms_write / 1000
     return p.replica_workers / max(per_txn, 1e-9)
 
@@ -141,7 +143,8 @@ def _verdict(servers_json: list[dict[str, Any]], p99: float | None, p99_ms: floa
             why.append(f"{role} falls behind: applies {r['apply_capacity_tps']:,.0f} writes/s < "
                        f"{r['write_tps']:,.0f}")
         if s.get("background", {}).get("lag_s", 0.0) > BACKGROUND_LAG_LIMIT_S:
-            why.append(f"{role} page flushing falls behind ({s['background']['lag_s']:,.1f} s late)")
+            why.append(f"{role} page flushing falls behind "
+                       f"({s['background']['lag_s']:,.1f} s late)")
         if s["cpu_utilisation"] > CPU_LIMIT:
             why.append(f"{role} CPU {s['cpu_utilisation']:.0%} busy (> {CPU_LIMIT:.0%})")
     return why
@@ -171,7 +174,7 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
     _check_fits(dep, params)
     levels_tps = tps_levels or [params.tps]
     plans: dict[str, SimPlan] = {}
-    out_levels = []
+    out_levels: list[dict[str, Any]] = []
     for i, tps in enumerate(levels_tps):
         p = replace(params, tps=tps)
         parts = []
@@ -261,7 +264,8 @@ def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, thre
 def _knee(levels: list[dict[str, Any]], passing: list[float], p99_ms: float) -> dict[str, Any]:
     """The SLO knee (highest level meeting it) and the saturation point of the curve (the
     highest level whose achieved rate still follows the offered one)."""
-    following = [lv["offered_tps"] for lv in levels if lv["achieved_tps"] >= 0.95 * lv["offered_tps"]]
+    following = [lv["offered_tps"] for lv in levels
+                 if lv["achieved_tps"] >= 0.95 * lv["offered_tps"]]
     beyond = [lv["offered_tps"] for lv in levels if lv["achieved_tps"] < 0.95 * lv["offered_tps"]]
     sat = max(following) if following else None
     if sat is not None and beyond and min(beyond) > sat:

@@ -49,11 +49,11 @@ def run_aerospike(layout: Layout, cat: Catalog, *, x: float | None, ramp: str | 
                   defrag_lwm_pct: float, duration: float, slice_s: float | None, seed: int,
                   progress: Any) -> dict[str, Any]:
     from advisor.sim.run import parse_ramp
-    from workloads.aerospike import ActLoad, simulate_act
+    from workloads.aerospike import ActLoad, ActOptions, simulate_act
 
     devices = layout.spec.count
-    kw = {"record_bytes": record_bytes, "replication_factor": replication_factor,
-          "update_pct": update_pct, "defrag_lwm_pct": defrag_lwm_pct}
+    kw: ActOptions = {"record_bytes": record_bytes, "replication_factor": replication_factor,
+                      "update_pct": update_pct, "defrag_lwm_pct": defrag_lwm_pct}
     if ramp:
         xs = list(parse_ramp(ramp, ("x",)).values)
         loads = [({"x": v}, ActLoad.at_x(v, devices, **kw)) for v in xs]

@@ -67,8 +67,10 @@ def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any],
         "kind": "validate", "device": device, "layout": str(layout.spec),
         "calibration": {k: calibration.get(k) for k in ("tool", "path", "date", "direct_io")},
         "tolerance_pct": IOPS_TOLERANCE * 100, "cases": rows,
-        "summary": {"cases": len(rows), "within_tolerance": sum(r["within_tolerance"] for r in rows),
-                    "mean_abs_iops_error_pct": round(sum(errors) / len(errors), 1) if errors else None,
+        "summary": {"cases": len(rows),
+                    "within_tolerance": sum(r["within_tolerance"] for r in rows),
+                    "mean_abs_iops_error_pct": (round(sum(errors) / len(errors), 1) if errors
+                                                else None),
                     "max_abs_iops_error_pct": round(max(errors), 1) if errors else None},
         "seed": seed, "duration_s": duration_s,
     }

@@ -165,7 +165,8 @@ def _first_error(exc: ValidationError) -> str:
     return f"field {where}: {err['msg']}"
 
 
-def _entries(origin: str, kind: str, rows: Iterable[dict[str, Any]], schema: type[_Strict]) -> list[Any]:
+def _entries(origin: str, kind: str, rows: Iterable[dict[str, Any]],
+             schema: type[_Strict]) -> list[Any]:
     parsed = []
     for index, row in enumerate(rows):
         name = row.get("name", f"#{index}") if isinstance(row, dict) else f"#{index}"

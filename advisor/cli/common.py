@@ -21,7 +21,10 @@ class Format(str, Enum):
     json = "json"
 
 
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="table for people, json for tools")]
+FormatOpt = Annotated[
+    Format,
+    typer.Option("--format", "-f", help="table for people, json for tools"),
+]
 CatalogOpt = Annotated[
     list[Path] | None,
     typer.Option("--catalog", help="user catalog JSON that adds or overrides entries "

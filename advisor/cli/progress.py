@@ -14,8 +14,9 @@ def level_progress(levels: int, label: str) -> Iterator[Callable[[int, float], N
     if not sys.stderr.isatty():
         yield lambda i, f: None
         return
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TimeElapsedColumn(), console=Console(stderr=True), transient=True) as bar:
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(),
+                  TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(label, total=levels)
 
         def update(i: int, frac: float) -> None:

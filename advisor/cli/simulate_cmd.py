@@ -55,13 +55,15 @@ def simulate(
     duration: Annotated[float, typer.Option(help="simulated seconds per load level")] = 60.0,
     warmup: Annotated[float, typer.Option(help="seconds excluded from the statistics")] = 0.0,
     ramp: Annotated[str | None, typer.Option(
-        help="rising load: iodepth=1,2,4,... or threads=1,8,64 or rate=1000,2000,... (IOPS)")] = None,
+        help="rising load: iodepth=1,2,4,... or threads=1,8,64 or rate=1000,2000,... "
+             "(IOPS)")] = None,
     engine: Annotated[str, typer.Option(
         help="des (event simulation), analytic (formulas, any horizon) or auto")] = "auto",
     seed: Annotated[int, typer.Option(help="random seed (echoed in the result)")] = 1,
     fmt: Annotated[SimFormat, typer.Option("--format", "-f", help="table, json or fio (fio "
                                            "--output-format=json shape)")] = SimFormat.table,
-    out: Annotated[Path | None, typer.Option(help="also write the JSON result to this file")] = None,
+    out: Annotated[Path | None,
+                   typer.Option(help="also write the JSON result to this file")] = None,
     catalog: CatalogOpt = None,
     workload: Annotated[str | None, typer.Option(
         help="database workload instead of a raw pattern: mysql or aerospike",

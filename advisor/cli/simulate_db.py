@@ -67,8 +67,8 @@ def print_act(r: dict[str, Any]) -> None:
     console.print(t)
     console.print(f"[bold]Rating:[/bold] {r['rating']['text']}")
     last = r["levels"][-1]
-    slices = Table(title=f"Per-slice table at {','.join(f'{k}={v:g}' for k, v in last['load'].items())}",
-                   title_justify="left")
+    last_load = ",".join(f"{k}={v:g}" for k, v in last["load"].items())
+    slices = Table(title=f"Per-slice table at {last_load}", title_justify="left")
     for col in ("slice", "start s", "reads", ">1ms", ">8ms", ">64ms", "pass"):
         slices.add_column(col, justify="right")
     for row in last["act"]["slices"]:

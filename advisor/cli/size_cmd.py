@@ -32,7 +32,8 @@ def size(
     tps: Annotated[float, typer.Option(help="all transactions per second (mysql)")] = 627.0,
     reads: Annotated[float, typer.Option(help="read transactions per write transaction")] = 3.25,
     p99_ms: Annotated[float, typer.Option(help="SLO: transaction p99 latency bound (ms)")] = 10.0,
-    data_gb: Annotated[float, typer.Option(help="data size (GiB); layouts need data + 20 %")] = 100.0,
+    data_gb: Annotated[float,
+                       typer.Option(help="data size (GiB); layouts need data + 20 %")] = 100.0,
     replicas: Annotated[str, typer.Option(help="read replicas: 0, 1, 2 ... or auto")] = "1",
     workload: Annotated[str, typer.Option(help="mysql or aerospike")] = "mysql",
     headroom: Annotated[float, typer.Option(help="the knee must reach tps x (1 + headroom)")] = 0.3,
@@ -158,6 +159,7 @@ def _breakdown(rec: dict[str, Any]) -> str:
     if "master" in c:
         parts = [f"master {usd(c['master']['monthly_usd'])}"]
         if c.get("replica_each"):
-            parts.append(f"{len(rec['replicas'])} x replica {usd(c['replica_each']['monthly_usd'])}")
+            each = usd(c["replica_each"]["monthly_usd"])
+            parts.append(f"{len(rec['replicas'])} x replica {each}")
         return " (" + " + ".join(parts) + ")"
     return ""

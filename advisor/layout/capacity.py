@@ -43,7 +43,8 @@ def profile_of(layout: Layout, catalog: Catalog) -> LatencyProfile:
     elif layout.local is not None:
         name = layout.local.latency_profile
     else:
-        assert layout.instance is not None and layout.instance.store is not None
+        assert layout.instance is not None
+        assert layout.instance.store is not None
         name = layout.instance.store.latency_profile
     return catalog.latency_profiles[name]
 

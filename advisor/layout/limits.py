@@ -84,7 +84,8 @@ def volume_limits(vt: VolumeType, size_gib: float, iops: int | None,
     if vt.model == "gp2":
         return _gp2(vt, size_gib)
     if vt.model == "gp3":
-        assert iops is not None and mibps is not None
+        assert iops is not None
+        assert mibps is not None
         return (RateLimit(name="gp3 volume IOPS", scope="volume", unit="iops", sustained=iops,
                           io_unit_kib=unit),
                 RateLimit(name="gp3 volume throughput", scope="volume", unit="mibps",
@@ -115,7 +116,10 @@ def _provisioned_mibps(vt: VolumeType, iops: int) -> float:
 
 
 def _gp2(vt: VolumeType, size_gib: float) -> tuple[RateLimit, ...]:
-    assert vt.iops_per_gib and vt.min_iops and vt.burst_iops and vt.burst_bucket_credits
+    assert vt.iops_per_gib
+    assert vt.min_iops
+    assert vt.burst_iops
+    assert vt.burst_bucket_credits
     baseline = min(float(vt.max_iops), max(float(vt.min_iops), vt.iops_per_gib * size_gib))
     bursts = baseline < vt.burst_iops
     bucket = (Bucket(capacity=vt.burst_bucket_credits, initial=vt.burst_bucket_credits,
@@ -139,7 +143,9 @@ def _gp2(vt: VolumeType, size_gib: float) -> tuple[RateLimit, ...]:
 
 
 def _hdd(vt: VolumeType, size_gib: float) -> tuple[RateLimit, ...]:
-    assert vt.baseline_mibps_per_tib and vt.burst_mibps_per_tib and vt.bucket_mib_per_tib
+    assert vt.baseline_mibps_per_tib
+    assert vt.burst_mibps_per_tib
+    assert vt.bucket_mib_per_tib
     tib = size_gib / 1024
     base = min(vt.max_mibps, vt.baseline_mibps_per_tib * tib)
     burst = min(vt.max_mibps, vt.burst_mibps_per_tib * tib)

@@ -34,7 +34,8 @@ class Layout:
             return float(self.spec.size_gib)
         if self.local is not None:
             return self.local.capacity_gib
-        assert self.instance is not None and self.instance.store is not None
+        assert self.instance is not None
+        assert self.instance.store is not None
         return self.instance.store.size_gib
 
     @property
@@ -64,7 +65,8 @@ def _suggest(name: str, known: list[str]) -> str:
 
 
 def resolve(spec: LayoutSpec | str, catalog: Catalog) -> Layout:
-    """Check `spec` against the catalog; raises a one-line, actionable error when it breaks a rule."""
+    """Check `spec` against the catalog; raises a one-line, actionable error when it breaks a
+    rule."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     instance = _instance(spec, catalog)

@@ -156,4 +156,5 @@ def _value_token(spec: str, position: int, token: str, device: str) -> tuple[str
     if re.match(r"^\d+(\.\d+)?\s*(gb|tb|g|t|mb|m)$", low):
         raise _bad(spec, position, token, "sizes are whole GiB or TiB, e.g. 500GiB or 2TiB")
     raise _bad(spec, position, token,
-               "expected a size (500GiB), IOPS (3000iops), throughput (250mbps) or chunk (chunk256KiB)")
+               "expected a size (500GiB), IOPS (3000iops), throughput (250mbps) or chunk "
+               "(chunk256KiB)")

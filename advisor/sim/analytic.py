@@ -126,7 +126,8 @@ def _fan(plan: SimPlan, write: bool, size: float) -> tuple[int, int, float]:
     return pieces, copies, size / pieces
 
 
-def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> tuple[NDArray[np.float64], Dist, float]:
+def io_cost(plan: SimPlan, op: int, size: float,
+            random: bool) -> tuple[NDArray[np.float64], Dist, float]:
     """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O."""
     cost = np.zeros(plan.n_limits)
     write = op in (1, 2)
@@ -143,7 +144,8 @@ def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> tuple[NDArray[
             units = sub / plan.lim_unit_bytes[l]
             per = max(1.0, math.ceil(units)) if random else units
         elif kind == KIND_DEVICE:
-            per = plan.dev_cost[0, wop] + max(0.0, sub - plan.dev_rated_bytes[0]) / plan.dev_seq_bps[0]
+            per = (plan.dev_cost[0, wop]
+                   + max(0.0, sub - plan.dev_rated_bytes[0]) / plan.dev_seq_bps[0])
         else:
             unit = plan.lim_unit_bytes[l]
             per = (math.ceil(sub / unit) * unit if unit > 0 and random else sub) / MIB
@@ -420,7 +422,8 @@ def _phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | No
                             wait_var=wait_var if open_rate else 0.0))
         for l in buckets:
             if l not in exhausted:
-                bal[l] = min(plan.lim_cap[l], bal[l] - (x * mix.cost[l] - plan.lim_earn[l]) * (end - t))
+                bal[l] = min(plan.lim_cap[l],
+                             bal[l] - (x * mix.cost[l] - plan.lim_earn[l]) * (end - t))
         if hit is not None:
             for l in buckets:  # symmetric members run dry together
                 spend = x * mix.cost[l] - plan.lim_earn[l]
@@ -568,7 +571,8 @@ def _name(plan: SimPlan, l: int) -> str:
     return plan.limit_names[l] if l >= 0 else "none"
 
 
-def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float) -> dict[str, float]:
+def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase],
+                 duration_s: float) -> dict[str, float]:
     out: dict[str, float] = {}
     exhausted: set[int] = set()
     for l, name in enumerate(plan.limit_names):
@@ -592,7 +596,8 @@ def _bottleneck_text(plan: SimPlan, concurrency: int, phases: list[Phase]) -> st
     last = phases[-1]
     if len(phases) > 1 and last.binding >= 0:
         prev = phases[-2]
-        owner = last.binding if plan.lim_cap[last.binding] > 0 else int(plan.lim_owner[last.binding])
+        owner = (last.binding if plan.lim_cap[last.binding] > 0
+                 else int(plan.lim_owner[last.binding]))
         unit = "IOPS" if plan.lim_kind[last.binding] == KIND_IOPS else "MiB/s"
         if owner >= 0:
             return (f"{plan.limit_names[last.binding]}: burst credits ({plan.limit_names[owner]}) "
@@ -613,7 +618,8 @@ def _bottleneck_text(plan: SimPlan, concurrency: int, phases: list[Phase]) -> st
     return name
 
 
-def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase], duration_s: float) -> list[dict[str, Any]]:
+def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase],
+              duration_s: float) -> list[dict[str, Any]]:
     buckets = [l for l in range(plan.n_limits) if plan.lim_cap[l] > 0]
     primary = next((l for l in buckets if plan.limit_scope[l] == "volume"),
                    buckets[0] if buckets else None)

@@ -202,7 +202,8 @@ def synthetic_plan(*, service_mean_s: float, exponential: bool, serial: bool,
                    pacer_rate: float | None = None, name: str = "synthetic") -> SimPlan:
     """A one-device plan for checking the engine against queueing theory: a FIFO server with
     exponential (M/M/1) or constant (M/D/1) service, or a pure pacer in front of a delay."""
-    profile = LatencyProfile(name=name, read=LatencyDist(median_ms=service_mean_s * 1000, sigma=0.0),
+    profile = LatencyProfile(name=name,
+                             read=LatencyDist(median_ms=service_mean_s * 1000, sigma=0.0),
                              write=LatencyDist(median_ms=service_mean_s * 1000, sigma=0.0),
                              transfer_mibps=1e12)
     b = _Builder()

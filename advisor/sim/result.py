@@ -15,11 +15,12 @@ BINDING_UTILISATION = 0.9
 def _capacity_used(plan: SimPlan, raw: RawLevel, l: int) -> float:
     """Units limiter l could have passed over the run, given when its credits ran out."""
     t_total = raw.duration_s
-    rate, burst = plan.lim_rate[l], plan.lim_burst[l]
+    rate: float = plan.lim_rate[l]
+    burst: float = plan.lim_burst[l]
     owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
     if owner < 0 or burst == rate:
         return rate * t_total
-    ex = raw.lim_exhaust[owner]
+    ex: float = raw.lim_exhaust[owner]
     ex = t_total if ex < 0 else min(ex, t_total)
     return burst * ex + rate * (t_total - ex)
 
@@ -73,7 +74,8 @@ def bottleneck(plan: SimPlan, raw: RawLevel, *, concurrency: int | None) -> dict
                 "text": f"latency-bound {where}: no rate limit saturated, I/Os wait only for the "
                         f"device's service time ({plan.profile.name}){busiest}"}
     name = plan.limit_names[best]
-    each = f" each x{plan.members}" if plan.limit_scope[best] == "volume" and plan.members > 1 else ""
+    each = (f" each x{plan.members}" if plan.limit_scope[best] == "volume" and plan.members > 1
+            else "")
     if plan.lim_kind[best] == KIND_DEVICE:
         text = f"{name}: device saturated ({min(best_u, 1.0):.0%} busy)"
         return {"limit": name, "kind": "device", "utilisation": round(best_u, 4), "text": text}
@@ -93,7 +95,8 @@ def bottleneck(plan: SimPlan, raw: RawLevel, *, concurrency: int | None) -> dict
         return {"limit": name, "kind": "burst", "utilisation": round(best_u, 4), "text": text}
     lag = backlog_s(plan, raw)
     behind = f"; {lag:,.1f} s of work queued at the end (overloaded)" if lag > 1.0 else ""
-    text = f"{name} at {plan.lim_rate[best]:,.0f} {unit}{each} ({min(best_u, 1.0):.0%} used){behind}"
+    text = (f"{name} at {plan.lim_rate[best]:,.0f} {unit}{each} "
+            f"({min(best_u, 1.0):.0%} used){behind}")
     return {"limit": name, "kind": "rate", "utilisation": round(best_u, 4), "text": text}
 
 

@@ -71,11 +71,13 @@ class RequestSource(Protocol):
         ...
 
 
-def poisson_times(rng: np.random.Generator, rate: float, count: int, t0: float) -> NDArray[np.float64]:
+def poisson_times(rng: np.random.Generator, rate: float, count: int,
+                  t0: float) -> NDArray[np.float64]:
     return t0 + np.cumsum(rng.exponential(1.0 / rate, size=count))
 
 
-def poisson_window(rng: np.random.Generator, rate: float, t0: float, t1: float) -> NDArray[np.float64]:
+def poisson_window(rng: np.random.Generator, rate: float, t0: float,
+                   t1: float) -> NDArray[np.float64]:
     if rate <= 0 or t1 <= t0:
         return np.zeros(0)
     n = rng.poisson(rate * (t1 - t0))

@@ -77,8 +77,8 @@ def replay_result() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def mysql_result(catalog: Catalog) -> dict[str, Any]:
-    from workloads.simulate import run_mysql
     from advisor.layout import resolve
+    from workloads.simulate import run_mysql
 
     return run_mysql(resolve("r5.large:gp3:500GiB", catalog), catalog, tps=627, reads=3.25,
                      replicas=1, replica_layout=None, data_gb=4, buffer_pool_gib=None,
@@ -88,8 +88,8 @@ def mysql_result(catalog: Catalog) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def act_result(catalog: Catalog) -> dict[str, Any]:
-    from workloads.simulate import run_aerospike
     from advisor.layout import resolve
+    from workloads.simulate import run_aerospike
 
     return run_aerospike(resolve("i3.large:store", catalog), catalog, x=None, ramp="x=1,4",
                          reads_per_sec=None, writes_per_sec=None, record_bytes=1536,
