@@ -222,7 +222,7 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
     return done
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,  # type: ignore[no-untyped-def]
                       bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf, devm,
                       mems, tmp):
@@ -237,7 +237,7 @@ def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_
         bg_pos[0] += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid, n, chunk,  # type: ignore[no-untyped-def]
                   chain, limi, limf, lims, devf, devm, mems, tmp):
     """Completion of a commit arriving at `t` on log io_aux[k]: one log write + flush at a time;
@@ -294,10 +294,12 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
         t = slot if slot > sched else sched
         if t >= t_end:
             return i
-        # Background I/Os due before this request starts.
-        _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
-                          bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
-                          devm, mems, tmp)
+        # Background I/Os due before this request starts (checked here: the common case is
+        # none, and the call is not free).
+        if bg_pos[0] < bg_sched.shape[0] and bg_sched[bg_pos[0]] <= t:
+            _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+                              bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
+                              devm, mems, tmp)
         intended = sched if sched >= 0.0 else t
         out_start[i] = intended
         cur = t
@@ -385,9 +387,10 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
         if t_adm == np.inf and t_ev == np.inf:
             break
         t = t_adm if t_adm <= t_ev else t_ev
-        _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
-                          bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
-                          devm, mems, tmp)
+        if bg_pos[0] < bg_sched.shape[0] and bg_sched[bg_pos[0]] <= t:
+            _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+                              bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
+                              devm, mems, tmp)
         now = t
         if t_adm <= t_ev:
             i = nxt
