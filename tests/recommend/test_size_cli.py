@@ -20,6 +20,7 @@ import pytest
 from advisor.cli.main import main
 from advisor.cli.size_cmd import print_size
 from advisor.userfiles import CATALOG_ENV
+from tests.cli_helpers import run
 
 GOLDEN = Path(__file__).parent / "golden" / "size_627.json"
 UPDATE_ENV = "ADVISOR_UPDATE_GOLDEN"
@@ -31,13 +32,6 @@ AEROSPIKE = ("--workload", "aerospike", "--reads-per-sec", "100000", "--writes-p
 def _shipped_catalog_wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(CATALOG_ENV, raising=False)
     monkeypatch.setenv("COLUMNS", "200")  # rich tables unabridged
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of `advisor ARGV...`."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def run_json(*argv: str) -> dict[str, Any]:

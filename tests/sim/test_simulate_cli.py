@@ -5,12 +5,11 @@ where errors become one line and exit code 2 (typer's CliRunner would bypass the
 """
 
 import json
-from typing import Any
 
 import pytest
 
-from advisor.cli.main import main
 from advisor.userfiles import CATALOG_ENV
+from tests.cli_helpers import run, simulate_json
 
 FIO_4K_QD64 = ["--rw", "randrw", "--rwmixread", "75", "--bs", "4k", "--iodepth", "64"]
 
@@ -18,19 +17,6 @@ FIO_4K_QD64 = ["--rw", "randrw", "--rwmixread", "75", "--bs", "4k", "--iodepth",
 @pytest.fixture(autouse=True)
 def _shipped_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(CATALOG_ENV, raising=False)
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of `advisor ARGV...`."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def simulate_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
-    code, out, err = run(capsys, "simulate", *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def test_gp2_fio_randrw_runs_at_the_burst_cap_with_75_percent_reads(

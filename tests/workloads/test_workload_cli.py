@@ -5,13 +5,12 @@ The tests call `advisor.cli.main.main(argv)`, the console-script entry point, be
 where errors become one line and an exit code (typer's CliRunner would bypass the translation).
 """
 
-import json
 from typing import Any
 
 import pytest
 
-from advisor.cli.main import main
 from advisor.userfiles import CATALOG_ENV
+from tests.cli_helpers import run, simulate_json
 
 SHORT = ("--duration", "20")
 
@@ -20,19 +19,6 @@ SHORT = ("--duration", "20")
 def _shipped_catalog_wide_console(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(CATALOG_ENV, raising=False)
     monkeypatch.setenv("COLUMNS", "200")  # rich tables unabridged
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """(exit code, stdout, stderr) of `advisor ARGV...`."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def simulate_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
-    code, out, err = run(capsys, "simulate", *argv, "--format", "json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def curve(result: dict[str, Any]) -> list[tuple[float, float, float, bool]]:
