@@ -44,17 +44,26 @@ def load_catalog(user_files: Iterable[str | Path] = (), *, use_env: bool = True)
     return catalog
 
 
-def write_json(path: str | Path, data: object) -> None:
-    """Write JSON atomically: a crash leaves the old file or the new one, never half of one."""
-    import json
+def write_text(path: str | Path, text: str, *, what: str = "file") -> None:
+    """Write atomically: a crash leaves the old file or the new one, never half of one. The file
+    gets the usual permissions (0666 less the umask), not the temporary file's 0600."""
     import tempfile
 
     target = Path(path)
     try:
         with tempfile.NamedTemporaryFile("w", dir=target.parent or ".", prefix=f".{target.name}.",
                                          suffix=".tmp", delete=False, encoding="utf-8") as tmp:
-            json.dump(data, tmp, indent=2)
-            tmp.write("\n")
+            tmp.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp.name, 0o666 & ~umask)
         os.replace(tmp.name, target)
     except OSError as exc:
-        raise InvalidInput(f"{path}: cannot write ({exc.strerror})") from None
+        raise InvalidInput(f"{path}: cannot write the {what} ({exc.strerror})") from None
+
+
+def write_json(path: str | Path, data: object) -> None:
+    """A result as JSON, written atomically (`write_text`)."""
+    import json
+
+    write_text(path, json.dumps(data, indent=2) + "\n", what="result")

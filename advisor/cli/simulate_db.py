@@ -68,13 +68,18 @@ def print_act(r: dict[str, Any]) -> None:
     console.print(f"[bold]Rating:[/bold] {r['rating']['text']}")
     last = r["levels"][-1]
     last_load = ",".join(f"{k}={v:g}" for k, v in last["load"].items())
-    slices = Table(title=f"Per-slice table at {last_load}", title_justify="left")
+    print_act_slices(last["act"]["slices"], f"Per-slice table at {last_load}")
+    for note in last.get("notes", []):
+        console.print(f"  · {note}")
+
+
+def print_act_slices(rows: list[dict[str, Any]], title: str) -> None:
+    """ACT's per-slice report: % of small reads over 1, 8 and 64 ms, and the verdict."""
+    slices = Table(title=title, title_justify="left")
     for col in ("slice", "start s", "reads", ">1ms", ">8ms", ">64ms", "pass"):
         slices.add_column(col, justify="right")
-    for row in last["act"]["slices"]:
+    for row in rows:
         slices.add_row(str(row["slice"]), f"{row['start_s']:g}", f"{row['reads']:,}",
                        f"{row['gt_1ms_pct']:.2f}", f"{row['gt_8ms_pct']:.2f}",
                        f"{row['gt_64ms_pct']:.3f}", "yes" if row["pass"] else "no")
     console.print(slices)
-    for note in last.get("notes", []):
-        console.print(f"  · {note}")

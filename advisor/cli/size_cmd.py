@@ -120,15 +120,10 @@ def print_size(r: dict[str, Any], *, explain: bool = False) -> None:
     for note in dur["notes"]:
         console.print(f"  · {note}")
     if "act" in rec and rec["act"].get("slices"):
-        act = Table(title="ACT per time slice at the headroom load (% of small reads over each "
-                    "threshold; passes below 5 / 1 / 0.1)", title_justify="left")
-        for col in ("slice", "from s", "reads", ">1 ms", ">8 ms", ">64 ms", "pass"):
-            act.add_column(col, justify="right")
-        for row in rec["act"]["slices"]:
-            act.add_row(str(row["slice"]), f"{row['start_s']:g}", f"{row['reads']:,}",
-                        f"{row['gt_1ms_pct']:.2f}", f"{row['gt_8ms_pct']:.2f}",
-                        f"{row['gt_64ms_pct']:.3f}", "yes" if row["pass"] else "no")
-        console.print(act)
+        from advisor.cli.simulate_db import print_act_slices
+
+        print_act_slices(rec["act"]["slices"], "ACT per time slice at the headroom load (% of "
+                         "small reads over each threshold; passes below 5 / 1 / 0.1)")
     if r["alternatives"]:
         alt = Table(title="Alternatives", title_justify="left")
         for col in ("why", "deployment", "$/month", "max tps"):

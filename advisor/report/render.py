@@ -7,8 +7,6 @@ The page is self-contained: inline CSS, inline SVG charts, no script, font or im
 """
 
 import json
-import os
-import tempfile
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -143,13 +141,7 @@ def read_result(path: str | Path) -> dict[str, Any]:
 
 
 def write_html(path: str | Path, html: str) -> None:
-    """Write atomically: a crash leaves the old file or the new one, never half of one."""
-    target = Path(path)
-    try:
-        with tempfile.NamedTemporaryFile("w", dir=target.parent or ".", prefix=f".{target.name}.",
-                                         suffix=".tmp", delete=False, encoding="utf-8") as tmp:
-            tmp.write(html)
-        os.chmod(tmp.name, 0o644)  # a report is for sharing; NamedTemporaryFile makes it 0600
-        os.replace(tmp.name, target)
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot write the report ({exc.strerror})") from None
+    """Write the report atomically (a crash leaves the old file or the new one)."""
+    from advisor.userfiles import write_text
+
+    write_text(path, html, what="report")
