@@ -30,11 +30,3 @@ def format_gib(size_gib: float) -> str:
     if size_gib >= 1024 and size_gib % 1024 == 0:
         return f"{int(size_gib // 1024)}TiB"
     return f"{int(size_gib)}GiB" if size_gib == int(size_gib) else f"{size_gib:g}GiB"
-
-
-def format_bytes(size_bytes: int) -> str:
-    """Short binary spelling: 4096 -> '4KiB', 1048576 -> '1MiB'."""
-    for unit, factor in (("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if size_bytes >= factor and size_bytes % factor == 0:
-            return f"{size_bytes // factor}{unit}"
-    return f"{size_bytes}B"

@@ -7,7 +7,7 @@ DES. Every rejection keeps its reason in words.
 """
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from advisor.catalog.model import Catalog
@@ -312,6 +312,3 @@ def _des_ok(req: SizeRequest, catalog: Catalog, master: Candidate, replica: Cand
             return False
     return True
 
-
-def with_params(req: SizeRequest, **kw: Any) -> SizeRequest:
-    return replace(req, **kw)

@@ -13,7 +13,7 @@ measured one (`advisor replay` writes it: `workloads.io_profile`).
 """
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -315,6 +315,3 @@ def servers(params: MysqlParams, io_master: TxnIo, io_replica: TxnIo, *, data_by
                                capacity_bytes=replica_capacity))
     return out
 
-
-def with_tps(params: MysqlParams, tps: float) -> MysqlParams:
-    return replace(params, tps=tps)

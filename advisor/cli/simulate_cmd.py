@@ -1,6 +1,5 @@
 """`advisor simulate SPEC`: replay an I/O pattern (fio, sysbench fileio, ioping) on a layout."""
 
-import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -186,9 +185,6 @@ def print_simulation(r: dict[str, Any]) -> None:
     for note in r.get("notes", []):
         console.print(f"  · {note}")
 
-
-def dumps(result: dict[str, Any]) -> str:
-    return json.dumps(result, indent=2)
 
 
 def _simulate_db(layout: Any, cat: Any, workload: str, o: dict[str, Any]) -> None:

@@ -17,7 +17,6 @@ MB_TO_MIB = 1e6 / 2**20
 Scope = Literal["volume", "device", "instance"]
 Unit = Literal["iops", "mibps"]
 STORE_RATED_KIB = 4  # AWS rates instance store at 4 KiB random I/O
-EBS_RATED_KIB = 16  # and EBS IOPS at 16 KiB
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

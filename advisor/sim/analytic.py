@@ -657,10 +657,6 @@ class SteadyState:
     read_p99_s: float
     write_p99_s: float
 
-    def fraction_over(self, dist: Dist, threshold_s: float) -> float:
-        w = dist.weights / dist.weights.sum()
-        return float(w[dist.values > threshold_s].sum())
-
 
 def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> SteadyState:
     """Open loop at `rate` requests/s for `duration_s`: the state of the last phase."""
