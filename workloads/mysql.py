@@ -79,10 +79,12 @@ class MysqlParams:
             (self.flush_log_at_trx_commit in (0, 1, 2),
              "--flush-log-at-trx-commit must be 0, 1 or 2"),
             (self.sync_binlog >= 0, "--sync-binlog must be 0 or more"),
-            (1 <= self.read_rows <= 1000 and 1 <= self.write_rows <= 1000,
-             "rows per transaction must be 1..1000"),
+            (1 <= self.read_rows <= 1000, f"--read-rows {self.read_rows}: must be 1..1000"),
+            (1 <= self.write_rows <= 1000, f"--write-rows {self.write_rows}: must be 1..1000"),
+            (16 <= self.row_bytes <= 65535, f"--row-bytes {self.row_bytes}: must be 16..65535"),
             (0 <= self.secondary_indexes <= 16, "--secondary-indexes must be 0..16"),
-            (self.replica_workers >= 1, "--replica-workers must be at least 1"),
+            (1 <= self.replica_workers <= 256,
+             f"--replica-workers {self.replica_workers}: must be 1..256"),
         ]
         for ok, message in checks:
             if not ok:

@@ -13,7 +13,8 @@ def run_mysql(layout: Layout, cat: Catalog, *, tps: float, reads: float, replica
               replica_layout: Layout | None, data_gb: float, buffer_pool_gib: float | None,
               measured: TxnIo | None, flush_log_at_trx_commit: int, sync_binlog: int,
               p99_ms: float, ramp: str | None, duration: float, engine: str, seed: int,
-              progress: Any) -> dict[str, Any]:
+              progress: Any, row_bytes: int = 190, read_rows: int = 1, write_rows: int = 4,
+              secondary_indexes: int = 1, replica_workers: int = 1) -> dict[str, Any]:
     from advisor.sim.run import parse_ramp
     from workloads.mysql import MysqlParams
     from workloads.mysql_run import Deployment, simulate_mysql, tps_for_threads
@@ -21,7 +22,9 @@ def run_mysql(layout: Layout, cat: Catalog, *, tps: float, reads: float, replica
     params = MysqlParams(tps=tps, reads_per_write=reads, replicas=replicas, data_gb=data_gb,
                          buffer_pool_gib=buffer_pool_gib,
                          flush_log_at_trx_commit=flush_log_at_trx_commit,
-                         sync_binlog=sync_binlog)
+                         sync_binlog=sync_binlog, row_bytes=row_bytes, read_rows=read_rows,
+                         write_rows=write_rows, secondary_indexes=secondary_indexes,
+                         replica_workers=replica_workers)
     dep = Deployment(master=layout, replica=replica_layout)
     levels = [tps]
     threads: list[int] | None = None

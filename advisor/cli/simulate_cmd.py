@@ -89,6 +89,20 @@ def simulate(
     sync_binlog: Annotated[int, typer.Option(rich_help_panel="Database workloads")] = 1,
     p99_ms: Annotated[float, typer.Option(help="mysql: SLO on transaction p99 for the knee",
                                           rich_help_panel="Database workloads")] = 10.0,
+    preset: Annotated[str | None, typer.Option(
+        help="mysql: oltp-rw = sysbench oltp_read_write --point-selects=9 (3.25 reads per "
+        "write; the defaults)", rich_help_panel="Database workloads")] = None,
+    row_bytes: Annotated[int, typer.Option(help="mysql: bytes per row",
+                                           rich_help_panel="Database workloads")] = 190,
+    read_rows: Annotated[int, typer.Option(help="mysql: rows looked up per read transaction",
+                                           rich_help_panel="Database workloads")] = 1,
+    write_rows: Annotated[int, typer.Option(help="mysql: rows changed per write transaction",
+                                            rich_help_panel="Database workloads")] = 4,
+    secondary_indexes: Annotated[int, typer.Option(help="mysql: secondary indexes per table",
+                                                   rich_help_panel="Database workloads")] = 1,
+    replica_workers: Annotated[int, typer.Option(
+        help="mysql: replica SQL threads applying writes",
+        rich_help_panel="Database workloads")] = 1,
     x: Annotated[float | None, typer.Option(
         "--x", help="aerospike: ACT load multiple (1x = 2,000 reads/s + 1,000 writes/s per "
         "device)", rich_help_panel="Database workloads")] = None,
@@ -205,13 +219,19 @@ def _simulate_db(layout: Any, cat: Any, workload: str, o: dict[str, Any]) -> Non
                 from workloads.mysql import measured_io
 
                 measured = measured_io(load_io_profile(o["io_profile"]))
+            if o["preset"] not in (None, "oltp-rw"):
+                raise InvalidInput(f"--preset {o['preset']!r}: the MySQL preset is oltp-rw")
+            if o["preset"] == "oltp-rw":
+                o["reads"] = 3.25  # 9 point selects + 4 ranges per 4 writes, as one ratio
             result = core.run_mysql(
                 layout, cat, tps=o["tps"], reads=o["reads"], replicas=o["replicas"],
                 replica_layout=replica, data_gb=o["data_gb"],
                 buffer_pool_gib=o["buffer_pool_gib"], measured=measured,
                 flush_log_at_trx_commit=o["flush_log_at_trx_commit"],
                 sync_binlog=o["sync_binlog"], p99_ms=o["p99_ms"], ramp=o["ramp"],
-                duration=o["duration"], engine=o["engine"], seed=o["seed"], progress=tick)
+                duration=o["duration"], engine=o["engine"], seed=o["seed"], progress=tick,
+                row_bytes=o["row_bytes"], read_rows=o["read_rows"], write_rows=o["write_rows"],
+                secondary_indexes=o["secondary_indexes"], replica_workers=o["replica_workers"])
         else:
             result = core.run_aerospike(
                 layout, cat, x=o["x"], ramp=o["ramp"], reads_per_sec=o["reads_per_sec"],
