@@ -74,6 +74,11 @@ class SimulateBody(_Body):
     flush_log_at_trx_commit: int = 1
     sync_binlog: int = 1
     p99_ms: float = 10.0
+    row_bytes: int = Field(190, description="mysql: bytes per row")
+    read_rows: int = Field(1, description="mysql: rows looked up per read transaction")
+    write_rows: int = Field(4, description="mysql: rows changed per write transaction")
+    secondary_indexes: int = Field(1, description="mysql: secondary indexes per table")
+    replica_workers: int = Field(1, description="mysql: replica SQL threads applying writes")
     x: float | None = Field(None, description="aerospike: ACT load multiple")
     reads_per_sec: float | None = None
     writes_per_sec: float | None = None

@@ -41,7 +41,10 @@ def _mysql_estimate(body: SimulateBody, layout: Any, replica: Any, catalog: Cata
     params = MysqlParams(tps=body.tps, reads_per_write=body.reads, replicas=body.replicas,
                          data_gb=body.data_gb, buffer_pool_gib=body.buffer_pool_gib,
                          flush_log_at_trx_commit=body.flush_log_at_trx_commit,
-                         sync_binlog=body.sync_binlog)
+                         sync_binlog=body.sync_binlog, row_bytes=body.row_bytes,
+                         read_rows=body.read_rows, write_rows=body.write_rows,
+                         secondary_indexes=body.secondary_indexes,
+                         replica_workers=body.replica_workers)
     dep = Deployment(master=layout, replica=replica)
     levels = [body.tps]
     if body.ramp:
@@ -121,7 +124,9 @@ def run_simulate(body: SimulateBody, catalog: Catalog, *, io_budget: float,
             replica_layout=replica, data_gb=body.data_gb, buffer_pool_gib=body.buffer_pool_gib,
             measured=None, flush_log_at_trx_commit=body.flush_log_at_trx_commit,
             sync_binlog=body.sync_binlog, p99_ms=body.p99_ms, ramp=body.ramp,
-            duration=body.duration, engine=body.engine, seed=body.seed, progress=None)
+            duration=body.duration, engine=body.engine, seed=body.seed, progress=None,
+            row_bytes=body.row_bytes, read_rows=body.read_rows, write_rows=body.write_rows,
+            secondary_indexes=body.secondary_indexes, replica_workers=body.replica_workers)
     estimate = _act_estimate(body, layout)
     if estimate > io_budget:
         raise _over(estimate, io_budget)
