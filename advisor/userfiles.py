@@ -6,6 +6,7 @@ The core (catalog, layout, simulator, recommender) takes text and values; this m
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from advisor.catalog.load import builtin_catalog, extend_catalog
 from advisor.catalog.model import Catalog
@@ -26,6 +27,20 @@ def read_text(path: str | Path, *, what: str) -> str:
         raise InvalidInput(f"{path}: {what} is not UTF-8 text") from None
     except OSError as exc:
         raise InvalidInput(f"{path}: cannot read {what} ({exc.strerror})") from None
+
+
+def read_json_object(path: str | Path, *, what: str) -> dict[str, Any]:
+    """A user file holding one JSON object, or one line saying why it is not one."""
+    import json
+
+    text = read_text(path, what=what)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"{path}: {what} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{path}: a {what} is a JSON object, this is a {type(data).__name__}")
+    return data
 
 
 def load_catalog(user_files: Iterable[str | Path] = (), *, use_env: bool = True) -> Catalog:

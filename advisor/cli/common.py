@@ -52,3 +52,8 @@ def _default(value: Any) -> Any:
 
 def usd(value: float) -> str:
     return f"${value:,.2f}"
+
+
+def fmt_ms(value: float | None, digits: int = 3) -> str:
+    """A latency in ms for a table cell; '-' when there is none."""
+    return "-" if value is None else f"{value:,.{digits}f}"

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from advisor.cli.common import CatalogOpt, console, emit_json, load
+from advisor.cli.common import CatalogOpt, console, emit_json, fmt_ms, load
 from advisor.cli.layout_cmd import SPEC_HELP
 from advisor.cli.report_cmd import ReportOpt, SaveOpt
 from advisor.errors import InvalidInput
@@ -161,10 +161,6 @@ def simulate(
         after_result("simulate", options, result, report=report, save=save, catalog=cat)
 
 
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.3f}"
-
-
 def print_simulation(r: dict[str, Any]) -> None:
     p = r["pattern"]
     console.print(f"[bold]{r['layout']}[/bold]  {p['name']}  bs {p['block_bytes'] // 1024} KiB  "
@@ -179,8 +175,9 @@ def print_simulation(r: dict[str, Any]) -> None:
         label = ",".join(f"{k}={v:g}" for k, v in lv["load"].items())
         labels.append(label)
         table.add_row(label, f"{lv['iops']['read']:,.0f}", f"{lv['iops']['write']:,.0f}",
-                      f"{lv['throughput_mibps']:,.1f}", _ms(lat["read"]["p50"]),
-                      _ms(lat["read"]["p99"]), _ms(lat["write"]["p50"]), _ms(lat["write"]["p99"]))
+                      f"{lv['throughput_mibps']:,.1f}", fmt_ms(lat["read"]["p50"]),
+                      fmt_ms(lat["read"]["p99"]), fmt_ms(lat["write"]["p50"]),
+                      fmt_ms(lat["write"]["p99"]))
     table.caption = "latency in ms"
     console.print(table)
     console.print("[bold]Bottleneck[/bold]")

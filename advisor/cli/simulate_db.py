@@ -4,11 +4,7 @@ from typing import Any
 
 from rich.table import Table
 
-from advisor.cli.common import console
-
-
-def _ms(v: float | None) -> str:
-    return "-" if v is None else f"{v:,.2f}"
+from advisor.cli.common import console, fmt_ms
 
 
 def print_mysql(r: dict[str, Any]) -> None:
@@ -27,9 +23,9 @@ def print_mysql(r: dict[str, Any]) -> None:
     for lv in r["levels"]:
         lat = lv["latency_ms"]
         load = ",".join(f"{k}={v:g}" for k, v in lv["load"].items())
-        table.add_row(load, f"{lv['achieved_tps']:,.0f}", _ms(lat["transaction"]["p50"]),
-                      _ms(lat["transaction"]["p99"]), _ms(lat["read"]["p99"]),
-                      _ms(lat["write"]["p99"]), "[green]ok[/green]" if lv["meets_slo"] else
+        table.add_row(load, f"{lv['achieved_tps']:,.0f}", fmt_ms(lat["transaction"]["p50"], 2),
+                      fmt_ms(lat["transaction"]["p99"], 2), fmt_ms(lat["read"]["p99"], 2),
+                      fmt_ms(lat["write"]["p99"], 2), "[green]ok[/green]" if lv["meets_slo"] else
                       "[red]miss[/red]")
     console.print(table)
     console.print(f"[bold]Knee:[/bold] {r['knee']['text']}")
@@ -62,7 +58,7 @@ def print_act(r: dict[str, Any]) -> None:
         t.add_row(load, f"{act['derivation']['internal_reads_per_sec']:,.0f}",
                   f"{act['derivation']['large_block_writes_per_sec']:,.1f}",
                   *(f"{m[f'gt_{ms}ms_pct']:.2f}" for ms in (1, 8, 64)),
-                  _ms(lv["latency_ms"]["read"]["p99"]),
+                  fmt_ms(lv["latency_ms"]["read"]["p99"], 2),
                   "[green]pass[/green]" if act["pass"] else "[red]fail[/red]")
     console.print(t)
     console.print(f"[bold]Rating:[/bold] {r['rating']['text']}")

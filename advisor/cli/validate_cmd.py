@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from advisor.cli.common import Format, FormatOpt, console, emit_json
+from advisor.cli.common import Format, FormatOpt, console, emit_json, fmt_ms
 from advisor.errors import InvalidInput
 
 
@@ -29,16 +29,12 @@ def validate(
     fmt: FormatOpt = Format.table,
 ) -> None:
     from advisor.catalog.load import builtin_catalog, extend_catalog
-    from advisor.userfiles import read_text
+    from advisor.userfiles import read_json_object
     from workloads.validate import validate_profile
 
-    text = read_text(profile, what="profile")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{profile}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    catalog = extend_catalog(builtin_catalog(), str(profile), text)
-    names = [d.get("name") for d in raw.get("local_devices", []) if isinstance(d, dict)]
+    raw = read_json_object(profile, what="profile")
+    catalog = extend_catalog(builtin_catalog(), str(profile), json.dumps(raw))
+    names = list(catalog.local_devices)  # the built-in catalog has none: these are the file's
     if device is None:
         if not names:
             raise InvalidInput(f"{profile}: holds no local device (write one with advisor "
@@ -52,10 +48,6 @@ def validate(
         emit_json(result)
     else:
         print_validation(result)
-
-
-def _f(v: Any, digits: int = 3) -> str:
-    return "-" if v is None else f"{v:,.{digits}f}"
 
 
 def print_validation(r: dict[str, Any]) -> None:
@@ -72,7 +64,8 @@ def print_validation(r: dict[str, Any]) -> None:
         ok = "green" if c["within_tolerance"] else "red"
         t.add_row(f"{c['mode']} x{c['threads']}", f"{m['iops']:,.0f}", f"{s['iops']:,.0f}",
                   f"[{ok}]{e['iops']:+.1f}[/{ok}]" if e["iops"] is not None else "-",
-                  _f(m["p50_ms"]), _f(s["p50_ms"]), _f(m["p99_ms"]), _f(s["p99_ms"]))
+                  fmt_ms(m["p50_ms"]), fmt_ms(s["p50_ms"]), fmt_ms(m["p99_ms"]),
+                  fmt_ms(s["p99_ms"]))
     console.print(t)
     sm = r["summary"]
     console.print(f"{sm['within_tolerance']} of {sm['cases']} cases within ±"

@@ -128,16 +128,9 @@ def _other_context(result: dict[str, Any]) -> dict[str, Any]:
 
 def read_result(path: str | Path) -> dict[str, Any]:
     """A result JSON file (as written by --out or --format json), or one line saying why not."""
-    from advisor.userfiles import read_text
+    from advisor.userfiles import read_json_object
 
-    text = read_text(path, what="result file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(data, dict):
-        raise InvalidInput(f"{path}: a result is a JSON object, this is a {type(data).__name__}")
-    return data
+    return read_json_object(path, what="result file")
 
 
 def write_html(path: str | Path, html: str) -> None:
