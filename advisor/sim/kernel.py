@@ -10,9 +10,17 @@ Ops: 0 read, 1 write, 2 group-commit write (log `aux`), 3 flush only, 4 CPU (`si
 """
 
 import math
+import os
 
 import numpy as np
-from numba import njit
+import platformdirs
+
+# numba caches compiled code beside the module by default, i.e. inside site-packages: files pip
+# does not know of, which survive an uninstall and leave `advisor/` behind as a namespace package
+# that shadows the next install (and fail on a read-only site-packages). Cache per user instead.
+os.environ.setdefault("NUMBA_CACHE_DIR", str(platformdirs.user_cache_path("advisor") / "numba"))
+
+from numba import njit  # after NUMBA_CACHE_DIR is set
 
 KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
 MIB = 1048576.0
