@@ -25,6 +25,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from advisor import __version__
 from advisor.errors import AdvisorError, InvalidInput
 from advisor.store.schema import migrate, runs
+from advisor.urls import mask_url as masked  # the one masking rule (also for ?password=)
 
 DATABASE_ENV = "ADVISOR_DATABASE_URL"
 KINDS = ("size", "simulate", "replay", "calibrate")
@@ -91,14 +92,6 @@ def default_url() -> str:
     from platformdirs import user_data_dir
 
     return f"sqlite:///{Path(user_data_dir('advisor')) / 'runs.sqlite3'}"
-
-
-def masked(url: str | URL) -> str:
-    """The URL as it may be printed or logged: the password replaced by ***."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "<unparseable database URL>"
 
 
 def _parse(url: str) -> URL:
