@@ -1,6 +1,7 @@
 """The edge where user files and the environment enter: catalog files, I/O profiles, results.
 
-The core (catalog, layout, simulator, recommender) takes text and values; this module reads.
+The core (catalog, layout, simulator, recommender) takes text and values; this module reads
+them, and writes results, reports and profiles (atomically). The one JSON reader and writer.
 """
 
 import os
@@ -29,11 +30,15 @@ def read_text(path: str | Path, *, what: str) -> str:
         raise InvalidInput(f"{path}: cannot read {what} ({exc.strerror})") from None
 
 
-def read_json_object(path: str | Path, *, what: str) -> dict[str, Any]:
-    """A user file holding one JSON object, or one line saying why it is not one."""
+def read_json_object(path: str | Path, *, what: str, skip_preamble: bool = False) -> dict[str, Any]:
+    """A user file holding one JSON object, or one line saying why it is not one.
+
+    `skip_preamble`: ignore text before the first `{` (fio prints warnings before its JSON)."""
     import json
 
     text = read_text(path, what=what)
+    if skip_preamble and "{" in text:
+        text = text[text.index("{"):]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -77,8 +82,8 @@ def write_text(path: str | Path, text: str, *, what: str = "file") -> None:
         raise InvalidInput(f"{path}: cannot write the {what} ({exc.strerror})") from None
 
 
-def write_json(path: str | Path, data: object) -> None:
-    """A result as JSON, written atomically (`write_text`)."""
+def write_json(path: str | Path, data: object, *, what: str = "result") -> None:
+    """`data` as indented JSON, written atomically (`write_text`)."""
     import json
 
-    write_text(path, json.dumps(data, indent=2) + "\n", what="result")
+    write_text(path, json.dumps(data, indent=2) + "\n", what=what)

@@ -4,18 +4,10 @@
 and say the same thing."""
 
 from advisor.errors import InvalidInput
+from advisor.io_modes import FIO_RW_MODES as RW_MODES
+from advisor.io_modes import SYSBENCH_MODES
 from advisor.sim.source import IoPattern
 from advisor.units import parse_bytes
-
-RW_MODES: dict[str, tuple[float | None, bool]] = {  # fio --rw: (read fraction, random)
-    "read": (1.0, False), "write": (0.0, False), "randread": (1.0, True),
-    "randwrite": (0.0, True), "rw": (None, False), "readwrite": (None, False),
-    "randrw": (None, True),
-}
-SYSBENCH_MODES: dict[str, tuple[float, bool]] = {
-    "seqwr": (0.0, False), "seqrewr": (0.0, False), "seqrd": (1.0, False),
-    "rndrd": (1.0, True), "rndwr": (0.0, True), "rndrw": (0.6, True),  # rw-ratio 1.5
-}
 
 
 def build_pattern(*, rw: str = "randread", rwmixread: float = 50.0, bs: str = "4k",
