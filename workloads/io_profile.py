@@ -3,7 +3,8 @@
 Replay reads `SHOW GLOBAL STATUS` on the master and the replicas before and after each step; the
 deltas divided by the step's write and read transactions say how many page reads, page writes,
 redo bytes, fsyncs... one transaction costs on a real server. `advisor simulate --io-profile FILE`
-and `advisor size --io-profile FILE` use them instead of the I/O model's defaults.
+and `advisor size --io-profile FILE` use them instead of the I/O model's defaults. This module
+derives and checks profiles; `workloads.real.io_profile_file` reads and writes the files.
 
 MariaDB 10.11 names (checked with `SHOW GLOBAL STATUS`): there is no `Innodb_os_log_fsyncs` any
 more (removed in 10.8), so redo fsyncs are `Innodb_log_writes` (one write + fsync per group
@@ -11,14 +12,10 @@ commit with innodb_flush_log_at_trx_commit=1); binlog fsyncs are `Binlog_group_c
 `sync_binlog` (0 = never).
 """
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Any
 
 from advisor.errors import InvalidInput
 
@@ -173,81 +170,11 @@ def _server_name(info: Mapping[str, str]) -> str:
     return f"MySQL {version}" if version[:1].isdigit() else version
 
 
-# -- the file boundary (pydantic only here) ----------------------------------------------------
-
-_Count = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-
-
-class _WriteModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    page_reads: _Count
-    page_writes: _Count
-    redo_bytes: _Count
-    redo_fsyncs: _Count
-    binlog_bytes: _Count
-    binlog_fsyncs: _Count
-    doublewrite_pages: _Count
-
-
-class _ReadModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    page_reads: _Count
-    logical_reads: _Count
-
-
-class _ProfileModel(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    schema_: Literal["advisor.io_profile/1"] = Field(alias="schema")
-    source: str
-    server: str = "unknown"
-    per_write_txn: _WriteModel
-    per_read_txn: _ReadModel
-    buffer_pool_miss_ratio: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
-    measured_at: dict[str, Any] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-
-
-def load_io_profile(path: str | Path) -> IoProfile:
-    """Read and validate an I/O profile; errors are one line naming the file and the field."""
-    where = f"io profile {path}"
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InvalidInput(f"{where}: no such file") from None
-    except OSError as exc:
-        raise InvalidInput(f"{where}: cannot read it ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{where}: not JSON (line {exc.lineno}: {exc.msg})") from None
-    try:
-        model = _ProfileModel.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        literal = first["type"] == "literal_error"
-        message = f"must be {SCHEMA!r}" if literal else first["msg"]
-        raise InvalidInput(f"{where}: field {loc}: {message}") from None
-    return IoProfile(
-        source=model.source,
-        server=model.server,
-        per_write_txn=WriteTxnIo(
-            **{k: getattr(model.per_write_txn, k) for k in WriteTxnIo.__dataclass_fields__}
-        ),
-        per_read_txn=ReadTxnIo(page_reads=model.per_read_txn.page_reads,
-                               logical_reads=model.per_read_txn.logical_reads),
-        buffer_pool_miss_ratio=model.buffer_pool_miss_ratio,
-        measured_at=model.measured_at,
-        notes=tuple(model.notes),
-    )
-
-
-def save_io_profile(profile: Mapping[str, Any] | IoProfile, path: str | Path) -> None:
-    """Write a profile (as derived, or an `IoProfile`) as JSON; the parent directory must exist."""
+def io_profile_document(profile: Mapping[str, Any] | IoProfile, *, where: str) -> dict[str, Any]:
+    """The JSON document of a profile (as derived, or an `IoProfile`); every count finite."""
     data = dict(profile) if isinstance(profile, Mapping) else {"schema": SCHEMA, **asdict(profile)}
     for section in ("per_write_txn", "per_read_txn"):
         for name, value in dict(data.get(section) or {}).items():
             if isinstance(value, float) and not math.isfinite(value):
-                raise InvalidInput(f"io profile {path}: field {section}.{name} is not finite")
-    try:
-        Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"io profile {path}: cannot write it ({exc.strerror})") from None
+                raise InvalidInput(f"{where}: field {section}.{name} is not finite")
+    return data

@@ -5,13 +5,11 @@ from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
+from advisor.io_modes import CALIBRATION_MODES, SYSBENCH_MODES
 from advisor.layout.model import resolve
 from advisor.sim.run import simulate_pattern
 from advisor.sim.source import IoPattern
 
-MODES = {"rndrd": (1.0, True), "rndwr": (0.0, True), "seqrd": (1.0, False),
-         "seqwr": (0.0, False), "randread": (1.0, True), "randwrite": (0.0, True),
-         "read": (1.0, False), "write": (0.0, False)}
 IOPS_TOLERANCE = 0.20
 
 
@@ -35,9 +33,9 @@ def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any],
     rows = []
     for run in runs:
         mode = run.get("mode")
-        if mode not in MODES:
+        if mode not in CALIBRATION_MODES:  # mixed modes: no one IOPS figure to compare
             continue
-        frac, rnd = MODES[mode]
+        frac, rnd = SYSBENCH_MODES[mode]
         threads = int(run.get("threads", 1)) * int(run.get("iodepth", 1) or 1)
         pat = IoPattern(name=f"sysbench fileio {mode}", read_fraction=frac, random=rnd,
                         block_bytes=int(run.get("block_bytes", 16384)), concurrency=threads,

@@ -1,7 +1,7 @@
 """`advisor replay` and `advisor calibrate`: measure real databases and disks.
 
-Thin adapters over `workloads.replay.run_replay`, `workloads.replay_sysbench` and
-`workloads.calibrate`. Bad input: one `error:` line on stderr, exit 2. A run that breaks
+Thin adapters over `workloads.real.replay.run_replay`, `workloads.real.replay_sysbench` and
+`workloads.real.calibrate`. Bad input: one `error:` line on stderr, exit 2. A run that breaks
 midway (database gone, replica stopped, disk full): the finished steps are printed, then one
 `error:` line, exit 1. Database passwords are never printed (URLs are shown masked).
 """
@@ -168,9 +168,9 @@ def replay_command(
         result = _replay(master, replica or [], reads, ramp, duration, warmup, rows, rate,
                          driver, seed, io_profile_out)
         if out is not None:
-            from workloads.calibrate import save_document
+            from advisor.userfiles import write_json
 
-            save_document(result, out)
+            write_json(out, result)
     _print_replay(result, fmt, io_profile_out, out)
     if not result["complete"]:
         _fail(result["error"], 1)
@@ -181,8 +181,8 @@ def _replay(
     warmup: float, rows: int, rate: str | None, driver: Driver, seed: int,
     io_profile_out: Path | None,
 ) -> dict[str, Any]:
-    from workloads.io_profile import save_io_profile
-    from workloads.replay import ReplayConfig, open_target, run_replay
+    from workloads.real.io_profile_file import save_io_profile
+    from workloads.real.replay import ReplayConfig, open_target, run_replay
 
     config = ReplayConfig(
         reads_per_write=reads, ramp=_numbers("--ramp", ramp, int),
@@ -195,8 +195,8 @@ def _replay(
                            "(SQLite has no server counters)")
     steps = config.steps()
     if driver is Driver.sysbench:
-        from workloads.replay_sysbench import run_sysbench_replay
-        from workloads.sysbench import Sysbench
+        from workloads.real.replay_sysbench import run_sysbench_replay
+        from workloads.real.sysbench import Sysbench
 
         if master is None:
             raise InvalidInput("--driver sysbench needs --master (a MySQL/MariaDB URL)")
@@ -306,10 +306,10 @@ def calibrate_command(
 ) -> None:
     with _user_errors():
         document, name = _calibrate(path, size, time_s, threads, block_size, name, import_fio)
-        from workloads.calibrate import save_document
+        from advisor.userfiles import write_json
 
         target = out or Path(f"calibration-{name}.json")
-        save_document(document, target)
+        write_json(target, document, what="profile")
     if fmt is Format.json:
         emit_json(document)
     else:
@@ -326,18 +326,18 @@ def _calibrate(
     path: Path | None, size: str, time_s: int, threads: str, block_size: str,
     name: str | None, import_fio: Path | None,
 ) -> tuple[dict[str, Any], str]:
-    from workloads.calibrate import (
+    from workloads.real.calibrate import (
         CalibrationPlan,
         calibration_document,
         capacity_gib,
         run_calibration,
     )
-    from workloads.device_profile import check_name, default_name
+    from workloads.real.device_profile import check_name, default_name
 
     if (path is None) == (import_fio is None):
         raise InvalidInput("give either --path DIR (run sysbench) or --import-fio FILE.json")
     if import_fio is not None:
-        from workloads.fio import import_fio as read_fio
+        from workloads.real.fio import import_fio as read_fio
 
         calibration = read_fio(import_fio)
         device_name = check_name(name or default_name(import_fio.stem))
@@ -346,7 +346,7 @@ def _calibrate(
         return calibration_document(calibration, name=device_name, capacity_gib=capacity), \
             device_name
     assert path is not None
-    from workloads.sysbench import Sysbench
+    from workloads.real.sysbench import Sysbench
 
     plan = CalibrationPlan(
         path=path, name=check_name(name or default_name(socket.gethostname())),

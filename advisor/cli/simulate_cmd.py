@@ -212,8 +212,8 @@ def _simulate_db(layout: Any, cat: Any, workload: str, o: dict[str, Any]) -> Non
             replica = resolve(o["replica_layout"], cat) if o["replica_layout"] else None
             measured = None
             if o["io_profile"] is not None:
-                from workloads.io_profile import load_io_profile
                 from workloads.mysql import measured_io
+                from workloads.real.io_profile_file import load_io_profile
 
                 measured = measured_io(load_io_profile(o["io_profile"]))
             if o["preset"] not in (None, "oltp-rw"):

@@ -11,10 +11,10 @@ import pytest
 
 from advisor.errors import InvalidInput
 from tests.workloads.cli import run_cli
-from workloads.calibrate import CalibrationPlan, calibration_document, run_calibration
-from workloads.device_profile import fit_latency
-from workloads.fio import import_fio
-from workloads.sysbench import SysbenchFailed, check_directory
+from workloads.real.calibrate import CalibrationPlan, calibration_document, run_calibration
+from workloads.real.device_profile import fit_latency
+from workloads.real.fio import import_fio
+from workloads.real.sysbench import SysbenchFailed, check_directory
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUN_OUTPUT = {
@@ -111,9 +111,9 @@ def test_cli_reports_the_partial_calibration_and_exits_1(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run that breaks: the finished runs printed and saved, one error line, exit 1."""
-    import workloads.sysbench
+    import workloads.real.sysbench
 
-    monkeypatch.setattr(workloads.sysbench.Sysbench, "find",
+    monkeypatch.setattr(workloads.real.sysbench.Sysbench, "find",
                         classmethod(lambda cls: FixtureRunner(fail_mode="seqrd")))
     out = tmp_path / "p.json"
     work = tmp_path / "disk"
@@ -265,7 +265,7 @@ def test_cli_imports_fio_and_says_what_it_could_not_fit(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (("--import-fio", "/nonexistent/fio.json"),
-         "error: fio JSON /nonexistent/fio.json: no such file"),
+         "error: /nonexistent/fio.json: fio JSON not found"),
         ((), "error: give either --path DIR (run sysbench) or --import-fio FILE.json"),
         (("--path", "/nonexistent-dir"), "error: calibration path /nonexistent-dir does not exist"),
         (("--path", "/tmp", "--size", "lots"), "error: --size 'lots' is not a size"),

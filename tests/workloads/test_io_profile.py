@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from advisor.errors import InvalidInput
-from workloads.io_profile import SCHEMA, derive_io_profile, load_io_profile, save_io_profile
+from workloads.io_profile import SCHEMA, derive_io_profile
+from workloads.real.io_profile_file import load_io_profile, save_io_profile
 
 INFO = {"version": "10.11.19-MariaDB-0+deb12u1-log", "sync_binlog": "1"}
 
@@ -104,7 +105,7 @@ def test_bad_profile_names_the_file_and_the_field(
 def test_not_json_and_missing_file(tmp_path: Path) -> None:
     """A file that is not JSON, or not there, is named with the reason."""
     path = _write(tmp_path, "{not json")
-    with pytest.raises(InvalidInput, match=r"bad\.json: not JSON \(line 1: "):
+    with pytest.raises(InvalidInput, match=r"bad\.json: io profile is not JSON \(.* at line 1\)$"):
         load_io_profile(path)
-    with pytest.raises(InvalidInput, match=r"nothing\.json: no such file"):
+    with pytest.raises(InvalidInput, match=r"nothing\.json: io profile not found$"):
         load_io_profile(tmp_path / "nothing.json")

@@ -6,9 +6,10 @@ from typing import Any
 import pytest
 
 from advisor.errors import InvalidInput
-from workloads.clock import ManualClock, SystemClock
-from workloads.db import InMemoryDatabase, TransactionFailed
-from workloads.replay import ProgressEvent, ReplayConfig, Target, run_replay
+from workloads.real.clock import ManualClock, SystemClock
+from workloads.real.db import TransactionFailed
+from workloads.real.db_memory import InMemoryDatabase
+from workloads.real.replay import ProgressEvent, ReplayConfig, Target, run_replay
 
 ORDER = ("p50", "p90", "p95", "p99", "p999", "max")
 

@@ -17,8 +17,8 @@ from sqlalchemy import make_url
 
 from tests.conftest import MariaDbPair, require
 from tests.workloads.cli import run_cli
-from workloads.io_profile import load_io_profile, save_io_profile
-from workloads.replay import ReplayConfig, open_target, run_replay
+from workloads.real.io_profile_file import load_io_profile, save_io_profile
+from workloads.real.replay import ReplayConfig, open_target, run_replay
 
 pytestmark = pytest.mark.mysql
 

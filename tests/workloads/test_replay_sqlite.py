@@ -4,11 +4,13 @@ import json
 from pathlib import Path
 
 import pytest
+from sqlalchemy import make_url
 
 from advisor.errors import InvalidInput
+from advisor.urls import mask_url
 from tests.workloads.cli import run_cli
-from workloads.db import SqlAlchemyDatabase, mask_url
-from workloads.replay import SQLITE_NOTE, ReplayConfig, open_target, run_replay
+from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
+from workloads.real.replay import SQLITE_NOTE, ReplayConfig, open_target, run_replay
 
 QUICK = ("--ramp", "1,2", "--duration", "0.5", "--warmup", "0.1", "--rows", "300")
 
@@ -52,9 +54,19 @@ def test_prepare_inserts_only_missing_rows(tmp_path: Path) -> None:
 
 
 def test_passwords_are_masked_in_urls() -> None:
-    """The URL shown anywhere hides the password; an unparseable one is not echoed."""
+    """The URL shown anywhere hides the password, in the userinfo or as a query parameter;
+    an unparseable one is not echoed."""
     assert mask_url("mysql+pymysql://advisor:s3cret@db:3306/app") == (
         "mysql+pymysql://advisor:***@db:3306/app"
+    )
+    assert mask_url("mysql://advisor:s3/c?ret@db/app?charset=utf8&password=s3cret") == (
+        "mysql://advisor:***@db/app?charset=utf8&password=***"
+    )
+    assert mask_url("mysql://db/app?PASSWD=s3cret&user=advisor") == (
+        "mysql://db/app?PASSWD=***&user=advisor"
+    )
+    assert mask_url(make_url("mysql+pymysql://advisor:s3cret@db/app")) == (
+        "mysql+pymysql://advisor:***@db/app"
     )
     assert mask_url("not a url s3cret") == "<unparseable database URL>"
 

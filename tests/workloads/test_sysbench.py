@@ -9,7 +9,7 @@ import pytest
 from advisor.errors import InvalidInput
 from tests.conftest import MariaDbPair
 from tests.workloads.cli import run_cli
-from workloads.sysbench import (
+from workloads.real.sysbench import (
     MISSING_MESSAGE,
     Sysbench,
     SysbenchMissing,
@@ -17,7 +17,7 @@ from workloads.sysbench import (
     oltp_connection,
     point_selects_for,
 )
-from workloads.sysbench_parse import (
+from workloads.real.sysbench_parse import (
     fatal_message,
     histogram_percentiles,
     parse_fileio,

@@ -9,16 +9,11 @@ import math
 import re
 from typing import Any
 
+from advisor.io_modes import FILE_TEST_MODES
+
 PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99)
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
-_MODES = {
-    "sequential write (creation)": "seqwr",
-    "sequential rewrite": "seqrewr",
-    "sequential read": "seqrd",
-    "random read": "rndrd",
-    "random write": "rndwr",
-    "random r/w": "rndrw",
-}
+_MODES = {m.label: m.name for m in FILE_TEST_MODES.values()}  # sysbench's wording -> name
 
 
 class SysbenchOutputError(ValueError):

@@ -10,8 +10,8 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
-from workloads.clock import Clock
-from workloads.db import Database, TransactionFailed
+from workloads.real.clock import Clock
+from workloads.real.db import Database, TransactionFailed
 
 _LOWEST_US = 1
 _HIGHEST_US = 3_600_000_000  # one hour

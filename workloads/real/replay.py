@@ -10,7 +10,7 @@ A step fails when a client sees `max_consecutive_errors` errors in a row, when a
 counters or the heartbeat cannot be read, or when a replica stops replicating. The finished steps
 are kept and the result says `"complete": false` with the reason in one line.
 
-Pure logic over the `workloads.db.Database` seam, threads and an injected `Clock`.
+Pure logic over the `workloads.real.db.Database` seam, threads and an injected `Clock`.
 """
 
 import threading
@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from workloads.clock import Clock, SystemClock
-from workloads.db import DatabaseError, DatabaseUnavailable
 from workloads.io_profile import derive_io_profile, status_delta, sum_deltas
-from workloads.replay_setup import (
+from workloads.real.clock import Clock, SystemClock
+from workloads.real.db import DatabaseError, DatabaseUnavailable
+from workloads.real.replay_setup import (
     SQLITE_NOTE,
     Phase,
     ProgressCallback,
@@ -31,7 +31,7 @@ from workloads.replay_setup import (
     Target,
     open_target,
 )
-from workloads.replay_stats import LagMonitor, ThreadStats, merge
+from workloads.real.replay_stats import LagMonitor, ThreadStats, merge
 
 __all__ = [
     "SQLITE_NOTE", "ProgressCallback", "ProgressEvent", "ReplayConfig", "Target", "open_target",

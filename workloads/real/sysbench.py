@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from advisor.errors import AdvisorError, InvalidInput
-from workloads.db import mask_url, parse_url
-from workloads.sysbench_parse import fatal_message, parse_fileio, parse_oltp
+from advisor.urls import mask_url
+from workloads.real.db_sqlalchemy import parse_url
+from workloads.real.sysbench_parse import fatal_message, parse_fileio, parse_oltp
 
-FILEIO_MODES = ("rndrd", "rndwr", "seqrd", "seqwr")
 MISSING_MESSAGE = "sysbench not found: install the Debian package sysbench"
 
 
@@ -153,7 +153,7 @@ def fileio_args(
 
 
 def fileio_measurement(parsed: Mapping[str, Any], *, mode: str) -> dict[str, Any]:
-    """One calibration measurement (the shape `workloads.fio` produces too)."""
+    """One calibration measurement (the shape `workloads.real.fio` produces too)."""
     hist = parsed.get("histogram_ms") or {}
     latency = parsed["latency_ms"]
     return {

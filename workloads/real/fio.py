@@ -7,18 +7,15 @@ A job run with `numjobs=N` and `group_reporting` is one entry with N threads; wi
 group_reporting fio reports each clone as its own job.
 """
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import InvalidInput
+from advisor.io_modes import FIO_RW_MODES, sysbench_name
 from advisor.units import parse_bytes
+from advisor.userfiles import read_json_object
 
-_MODES = {
-    "read": "seqrd", "write": "seqwr", "randread": "rndrd", "randwrite": "rndwr",
-    "randrw": "rndrw", "rw": "seqrw", "readwrite": "seqrw",
-}
 _PERCENTILES = {"50.000000": "p50", "90.000000": "p90", "95.000000": "p95", "99.000000": "p99",
                 "99.500000": "p995", "99.900000": "p999", "99.950000": "p9995",
                 "99.990000": "p9999"}
@@ -26,20 +23,9 @@ _PERCENTILES = {"50.000000": "p50", "90.000000": "p90", "95.000000": "p95", "99.
 
 def load_fio_json(path: Path) -> dict[str, Any]:
     """fio's JSON document; text fio printed before it (warnings) is skipped."""
-    where = f"fio JSON {path}"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InvalidInput(f"{where}: no such file") from None
-    except OSError as exc:
-        raise InvalidInput(f"{where}: cannot read it ({exc.strerror})") from None
-    start = text.find("{")
-    try:
-        document = json.loads(text[start:]) if start >= 0 else None
-    except json.JSONDecodeError as exc:
-        raise InvalidInput(f"{where}: not JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(document, dict) or not isinstance(document.get("jobs"), list):
-        raise InvalidInput(f"{where}: no 'jobs' list: run fio with --output-format=json")
+    document = read_json_object(path, what="fio JSON", skip_preamble=True)
+    if not isinstance(document.get("jobs"), list):
+        raise InvalidInput(f"fio JSON {path}: no 'jobs' list: run fio with --output-format=json")
     return document
 
 
@@ -86,7 +72,7 @@ def fio_measurement(
     return {
         "source": "fio",
         "job": name,
-        "mode": _MODES.get(rw.split(":")[0], rw),
+        "mode": sysbench_name(rw.split(":")[0]) if rw.split(":")[0] in FIO_RW_MODES else rw,
         "threads": threads,
         "iodepth": int(options.get("iodepth", 1)),
         "block_bytes": block_bytes,

@@ -11,10 +11,11 @@ between two `SHOW GLOBAL STATUS` snapshots. Same result schema as the SQLAlchemy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from workloads.db import Database, DatabaseError, SqlAlchemyDatabase
 from workloads.io_profile import derive_io_profile, status_delta, sum_deltas
-from workloads.replay import ReplayConfig
-from workloads.sysbench import (
+from workloads.real.db import Database, DatabaseError
+from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
+from workloads.real.replay import ReplayConfig
+from workloads.real.sysbench import (
     SysbenchFailed,
     SysbenchRunner,
     oltp_args,

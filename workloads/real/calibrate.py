@@ -7,7 +7,6 @@ always removes its files. A failing run ends the sweep but keeps the finished ru
 """
 
 import contextlib
-import json
 import mmap
 import os
 import shutil
@@ -17,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import InvalidInput
+from advisor.io_modes import CALIBRATION_MODES
 from advisor.units import GIB, KIB
-from workloads.clock import Clock, SystemClock, wall_time_iso
-from workloads.device_profile import check_name, fit_profile
-from workloads.sysbench import (
-    FILEIO_MODES,
+from workloads.real.clock import Clock, SystemClock, wall_time_iso
+from workloads.real.device_profile import check_name, fit_profile
+from workloads.real.sysbench import (
     SysbenchFailed,
     SysbenchRunner,
     check_directory,
@@ -42,7 +41,7 @@ class CalibrationPlan:
     time_s: int = 10
     threads: tuple[int, ...] = (1, 4, 16)
     block_bytes: int = 16 * KIB
-    modes: tuple[str, ...] = FILEIO_MODES
+    modes: tuple[str, ...] = CALIBRATION_MODES
 
     def validate(self) -> None:
         check_name(self.name)
@@ -59,9 +58,11 @@ class CalibrationPlan:
                 f"--size must be at least {FILE_NUM} x --block-size "
                 f"({FILE_NUM * self.block_bytes // KIB} KiB): sysbench uses {FILE_NUM} files"
             )
-        unknown = [m for m in self.modes if m not in FILEIO_MODES]
+        unknown = [m for m in self.modes if m not in CALIBRATION_MODES]
         if unknown:
-            raise InvalidInput(f"unknown fileio mode {unknown[0]!r}: use {', '.join(FILEIO_MODES)}")
+            raise InvalidInput(
+                f"unknown fileio mode {unknown[0]!r}: use {', '.join(CALIBRATION_MODES)}"
+            )
 
 
 def run_calibration(
@@ -179,9 +180,3 @@ def calibration_document(
 def capacity_gib(path: Path) -> float:
     return shutil.disk_usage(path).total / GIB
 
-
-def save_document(document: Mapping[str, Any], path: Path) -> None:
-    try:
-        path.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInput(f"cannot write {path}: {exc.strerror}") from None

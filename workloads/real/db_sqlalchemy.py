@@ -1,4 +1,4 @@
-"""`SqlAlchemyDatabase`: the real side of the `workloads.db.Database` seam (SQLAlchemy 2).
+"""`SqlAlchemyDatabase`: the real side of the `workloads.real.db.Database` seam (SQLAlchemy 2).
 
 MySQL/MariaDB through PyMySQL, or a SQLite file. Each client thread keeps one connection in
 autocommit mode, so a transaction is one round trip; a lost connection is dropped and the next
@@ -11,22 +11,41 @@ import threading
 from collections.abc import Callable
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine, text
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy import URL, Connection, Engine, create_engine, make_url, text
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
-from workloads.db import (
-    HEARTBEAT_TABLE,
-    KV_TABLE,
-    DatabaseUnavailable,
-    TransactionFailed,
-    mask_url,
-    parse_url,
-)
+from advisor.errors import InvalidInput
+from advisor.urls import mask_url
+from workloads.real.db import HEARTBEAT_TABLE, KV_TABLE, DatabaseUnavailable, TransactionFailed
 
 T = TypeVar("T")
 
 _INSERT_BATCH_ROWS = 1000
 _PAD = "p" * 60
+_SUPPORTED = ("mysql", "mariadb", "sqlite")
+
+
+def parse_url(url: str) -> URL:
+    """A SQLAlchemy URL for a supported database; bare `mysql://` gets the PyMySQL driver."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        raise InvalidInput(
+            "database URL is not like mysql+pymysql://USER:PASSWORD@HOST:PORT/DB "
+            "or sqlite:///FILE"
+        ) from None
+    backend = parsed.get_backend_name()
+    if backend not in _SUPPORTED:
+        raise InvalidInput(
+            f"database {mask_url(parsed)!r} is not supported: use mysql+pymysql://, "
+            "mariadb+pymysql:// or sqlite:///FILE"
+        )
+    if backend in ("mysql", "mariadb"):
+        if parsed.get_driver_name() not in ("pymysql",):
+            parsed = parsed.set(drivername=f"{backend}+pymysql")
+        if not parsed.database:
+            raise InvalidInput(f"database URL {mask_url(parsed)!r} names no database (…/DB)")
+    return parsed
 
 
 class SqlAlchemyDatabase:

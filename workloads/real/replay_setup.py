@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from advisor.errors import InvalidInput
-from workloads.db import Database, SqlAlchemyDatabase
+from workloads.real.db import Database
+from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
 
 Phase = Literal["prepare", "warmup", "measure", "done", "failed"]
 SQLITE_NOTE = "embedded SQLite: master and replica are the same file"

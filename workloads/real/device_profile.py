@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.errors import InvalidInput
+from advisor.io_modes import CALIBRATION_MODES
 
 Z90 = 1.2816  # standard normal quantile of 0.90
 Z99 = 2.326  # standard normal quantile of 0.99
@@ -111,7 +112,7 @@ def fit_profile(
     by_mode: dict[str, list[Mapping[str, Any]]] = {}
     for run in runs:
         by_mode.setdefault(run["mode"], []).append(run)
-    missing = [m for m in ("rndrd", "rndwr", "seqrd", "seqwr") if m not in by_mode]
+    missing = [m for m in CALIBRATION_MODES if m not in by_mode]
     if missing:
         raise ValueError(f"no {', '.join(missing)} measurement to fit a device profile from")
     qd1_read = min(by_mode["rndrd"], key=_concurrency)

@@ -1,0 +1,75 @@
+"""I/O profile files: read and validate (pydantic only here), write atomically.
+
+`advisor replay --io-profile-out` writes them; `advisor simulate|size --io-profile` reads them.
+"""
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from advisor.errors import InvalidInput
+from advisor.userfiles import read_json_object, write_json
+from workloads.io_profile import SCHEMA, IoProfile, ReadTxnIo, WriteTxnIo, io_profile_document
+
+_Count = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class _WriteModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    page_reads: _Count
+    page_writes: _Count
+    redo_bytes: _Count
+    redo_fsyncs: _Count
+    binlog_bytes: _Count
+    binlog_fsyncs: _Count
+    doublewrite_pages: _Count
+
+
+class _ReadModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    page_reads: _Count
+    logical_reads: _Count
+
+
+class _ProfileModel(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    schema_: Literal["advisor.io_profile/1"] = Field(alias="schema")
+    source: str
+    server: str = "unknown"
+    per_write_txn: _WriteModel
+    per_read_txn: _ReadModel
+    buffer_pool_miss_ratio: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+    measured_at: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+
+def load_io_profile(path: str | Path) -> IoProfile:
+    """Read and validate an I/O profile; errors are one line naming the file and the field."""
+    raw = read_json_object(path, what="io profile")
+    try:
+        model = _ProfileModel.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        literal = first["type"] == "literal_error"
+        message = f"must be {SCHEMA!r}" if literal else first["msg"]
+        raise InvalidInput(f"io profile {path}: field {loc}: {message}") from None
+    return IoProfile(
+        source=model.source,
+        server=model.server,
+        per_write_txn=WriteTxnIo(
+            **{k: getattr(model.per_write_txn, k) for k in WriteTxnIo.__dataclass_fields__}
+        ),
+        per_read_txn=ReadTxnIo(page_reads=model.per_read_txn.page_reads,
+                               logical_reads=model.per_read_txn.logical_reads),
+        buffer_pool_miss_ratio=model.buffer_pool_miss_ratio,
+        measured_at=model.measured_at,
+        notes=tuple(model.notes),
+    )
+
+
+def save_io_profile(profile: Mapping[str, Any] | IoProfile, path: str | Path) -> None:
+    """Write a profile (as derived, or an `IoProfile`); the parent directory must exist."""
+    write_json(path, io_profile_document(profile, where=f"io profile {path}"), what="io profile")
