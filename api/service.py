@@ -142,18 +142,14 @@ class Service:
         return to_jsonable(describe(resolve(spec, self.catalog), self.catalog))  # type: ignore[no-any-return]
 
     def instances(self) -> dict[str, Any]:
-        from advisor.cli.catalog_cmd import catalog_header, instance_json
+        from advisor.catalog.describe import instances_json
 
-        rows = sorted(self.catalog.instance_types.values(), key=lambda i: (i.family, i.hourly_usd))
-        return to_jsonable({**catalog_header(self.catalog),  # type: ignore[no-any-return]
-                            "instances": [instance_json(i) for i in rows]})
+        return to_jsonable(instances_json(self.catalog))  # type: ignore[no-any-return]
 
     def volumes(self) -> dict[str, Any]:
-        from advisor.cli.catalog_cmd import catalog_header, volume_json
+        from advisor.catalog.describe import volumes_json
 
-        return to_jsonable({**catalog_header(self.catalog),  # type: ignore[no-any-return]
-                            "volumes": [volume_json(v) for v in
-                                        self.catalog.volume_types.values()]})
+        return to_jsonable(volumes_json(self.catalog))  # type: ignore[no-any-return]
 
     def report(self, run_id: str) -> str | None:
         """The HTML report of a stored run (rendered once, then cached), None if unknown."""

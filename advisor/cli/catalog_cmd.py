@@ -1,12 +1,10 @@
 """`advisor catalog instances|volumes`: what the built-in (and user) catalog holds."""
 
-from dataclasses import asdict
-from typing import Any
-
 import typer
 from rich.table import Table
 
-from advisor.catalog.model import Catalog, InstanceType, VolumeType
+from advisor.catalog.describe import instances_json, instances_sorted, volumes_json
+from advisor.catalog.model import VolumeType
 from advisor.cli.common import CatalogOpt, Format, FormatOpt, console, emit_json, load
 
 catalog_app = typer.Typer(help="List the instance and volume types the advisor knows, with "
@@ -18,31 +16,14 @@ def register(app: typer.Typer) -> None:
     app.add_typer(catalog_app, name="catalog")
 
 
-def instance_json(i: InstanceType) -> dict[str, Any]:
-    out = asdict(i)
-    out["sources"], out["notes"] = dict(i.sources), list(i.notes)
-    return out
-
-
-def volume_json(v: VolumeType) -> dict[str, Any]:
-    out = asdict(v)
-    out["iops_usd_tiers"] = [list(t) for t in v.iops_usd_tiers]
-    out["sources"], out["notes"] = dict(v.sources), list(v.notes)
-    return out
-
-
-def catalog_header(c: Catalog) -> dict[str, Any]:
-    return {"catalog_version": c.catalog_version, "region": c.region, "origins": list(c.origins)}
-
-
 @catalog_app.command("instances", help="Instance types: vCPU, memory, price, EBS caps, "
                      "instance store.")
 def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None:
     cat = load(catalog)
-    rows = sorted(cat.instance_types.values(), key=lambda i: (i.family, i.hourly_usd))
     if fmt is Format.json:
-        emit_json({**catalog_header(cat), "instances": [instance_json(i) for i in rows]})
+        emit_json(instances_json(cat))
         return
+    rows = instances_sorted(cat)
     table = Table(title=f"Instance types ({cat.region}, catalog {cat.catalog_version})")
     for col in ("instance", "vCPU", "GiB", "$/h", "$/month", "EBS IOPS base/max",
                 "EBS MB/s base/max", "burst", "instance store"):
@@ -64,10 +45,10 @@ def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None
                      "durability.")
 def volumes(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None:
     cat = load(catalog)
-    rows = list(cat.volume_types.values())
     if fmt is Format.json:
-        emit_json({**catalog_header(cat), "volumes": [volume_json(v) for v in rows]})
+        emit_json(volumes_json(cat))
         return
+    rows = list(cat.volume_types.values())
     table = Table(title=f"EBS volume types ({cat.region}, catalog {cat.catalog_version})")
     for col in ("type", "media", "size", "IOPS", "MiB/s", "$/GiB-month", "IOPS price", "AFR"):
         table.add_column(col, no_wrap=col == "type", overflow="fold")
