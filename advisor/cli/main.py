@@ -14,7 +14,16 @@ except ImportError:  # pragma: no cover - older typer on plain click
     from click import exceptions as click_exc  # type: ignore[no-redef]
 
 from advisor import __version__
-from advisor.cli import catalog_cmd, layout_cmd
+from advisor.cli import (
+    catalog_cmd,
+    layout_cmd,
+    replay,
+    report_cmd,
+    serve_cmd,
+    simulate_cmd,
+    size_cmd,
+    validate_cmd,
+)
 from advisor.errors import AdvisorError, InfeasibleSlo
 
 app = typer.Typer(
@@ -27,26 +36,9 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-catalog_cmd.register(app)
-layout_cmd.register(app)
-
-
-def _optional(module: str) -> None:
-    """Register the commands of a module that may not exist yet in this checkout."""
-    import importlib
-
-    try:
-        mod = importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        return
-    mod.register(app)
-
-
-for _name in ("advisor.cli.simulate_cmd", "advisor.cli.size_cmd", "advisor.cli.replay",
-              "advisor.cli.validate_cmd", "advisor.cli.report_cmd", "advisor.cli.serve_cmd"):
-    _optional(_name)
+for _commands in (catalog_cmd, layout_cmd, simulate_cmd, size_cmd, replay, validate_cmd,
+                  report_cmd, serve_cmd):  # the order of `advisor --help`
+    _commands.register(app)
 
 
 @app.command("version", help="Print the advisor version.")

@@ -1,0 +1,1 @@
+"""The `advisor` command line: typer adapters over the core calls."""
