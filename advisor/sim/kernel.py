@@ -17,10 +17,16 @@ import platformdirs
 
 # numba caches compiled code beside the module by default, i.e. inside site-packages: files pip
 # does not know of, which survive an uninstall and leave `advisor/` behind as a namespace package
-# that shadows the next install (and fail on a read-only site-packages). Cache per user instead.
+# that shadows the next install (and fail on a read-only site-packages). Cache per user instead
+# ($NUMBA_CACHE_DIR still wins). numba reads its environment once, at its own import, and each
+# `@njit(cache=True)` below picks its cache directory when it runs: so when numba was imported
+# before this module, the configuration must be re-read here, before the decorators.
 os.environ.setdefault("NUMBA_CACHE_DIR", str(platformdirs.user_cache_path("advisor") / "numba"))
 
-from numba import njit  # after NUMBA_CACHE_DIR is set
+from numba import njit
+from numba.core.config import reload_config
+
+reload_config()
 
 KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
 MIB = 1048576.0

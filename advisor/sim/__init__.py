@@ -1,0 +1,1 @@
+"""The discrete-event and analytic simulator: pure, no clock, no files."""
