@@ -26,7 +26,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", str(platformdirs.user_cache_path("advis
 from numba import njit
 from numba.core.config import reload_config
 
-reload_config()
+reload_config()  # type: ignore[no-untyped-call]
 
 KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
 MIB = 1048576.0

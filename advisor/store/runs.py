@@ -25,10 +25,11 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 from advisor import __version__
 from advisor.errors import AdvisorError, InvalidInput
 from advisor.store.schema import migrate, runs
-from advisor.urls import mask_url as masked  # the one masking rule (also for ?password=)
+from advisor.urls import mask_url
 
 DATABASE_ENV = "ADVISOR_DATABASE_URL"
 KINDS = ("size", "simulate", "replay", "calibrate")
+masked = mask_url  # the one masking rule (it also masks ?password=)
 
 
 class StoreError(AdvisorError):
