@@ -4,20 +4,113 @@ Locally a missing component (MariaDB pair, sysbench, chromium...) skips the test
 naming what is missing; with ADVISOR_REQUIRE_REAL=1 (set by `scripts/test` when CI is set) it
 fails instead: CI never skips silently (STYLE.md, Tooling).
 
-Sections: the `require` helper, then one block of fixtures per real component. Add new
-components the same way: probe, `require(...)`, yield what the tests need.
+Sections: the command-line options (`--update-goldens`, `--slow`) and the `golden` fixture, the
+`require` helper, then one block of fixtures per real component. Add new components the same
+way: probe, `require(...)`, yield what the tests need.
+
+Tests marked `slow` (over ~5 s each) are deselected by default, so a local `pytest` stays short;
+they run when CI is set, with ADVISOR_SLOW=1, with `--slow`, or when `-m` chooses by marks
+(`pytest -m slow`). The deselected count is in pytest's summary line.
 """
 
+import difflib
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REQUIRE_REAL_ENV = "ADVISOR_REQUIRE_REAL"
+SLOW_ENV = "ADVISOR_SLOW"
+GOLDENS = REPO_ROOT / "tests" / "goldens"
+
+
+# -- options: --update-goldens, --slow ---------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("advisor")
+    group.addoption("--update-goldens", action="store_true",
+                    help="rewrite the golden files under tests/goldens/ from this run instead of "
+                    "comparing (the tests pass; the summary lists what was rewritten)")
+    group.addoption("--slow", action="store_true",
+                    help=f"also run tests marked slow (the default when CI or {SLOW_ENV}=1 is set)")
+
+
+def _run_slow(config: pytest.Config) -> bool:
+    return bool(config.getoption("--slow") or os.environ.get(SLOW_ENV) == "1"
+                or os.environ.get("CI") or config.getoption("markexpr"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect slow tests unless asked for; one named by node id (`file.py::test`) still runs."""
+    if _run_slow(config):
+        return
+    named = tuple(arg for arg in config.args if "::" in arg)
+
+    def deselect(item: pytest.Item) -> bool:
+        asked = any(item.nodeid == arg or item.nodeid.startswith(f"{arg}[") for arg in named)
+        return item.get_closest_marker("slow") is not None and not asked
+
+    slow = [item for item in items if deselect(item)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not deselect(item)]
+
+
+@dataclass(slots=True)
+class Golden:
+    """Compares what a reader sees with tests/goldens/NAME; `--update-goldens` rewrites it."""
+
+    update: bool
+    rewritten: list[str] = field(default_factory=list)
+
+    def check(self, name: str, text: str) -> None:
+        path = GOLDENS / name
+        want = path.read_text("utf-8") if path.exists() else None
+        if self.update:
+            if text != want:
+                path.write_text(text, "utf-8")
+                self.rewritten.append(name)
+            return
+        if want is None:
+            pytest.fail(f"tests/goldens/{name} does not exist: `pytest --update-goldens` writes "
+                        "it; review it and commit it", pytrace=False)
+        if text != want:
+            diff = "".join(difflib.unified_diff(want.splitlines(True), text.splitlines(True),
+                                                f"tests/goldens/{name} (stored)",
+                                                f"{name} (this run)"))
+            pytest.fail(f"{name} differs from its golden file. If the change is wanted, rerun with "
+                        f"--update-goldens and commit the new file.\n{diff}", pytrace=False)
+
+
+_GOLDEN_KEY = pytest.StashKey[Golden]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_GOLDEN_KEY] = Golden(update=bool(config.getoption("--update-goldens")))
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,
+                            config: pytest.Config) -> None:
+    golden = config.stash.get(_GOLDEN_KEY, None)
+    if golden is not None and golden.rewritten:
+        terminalreporter.write_sep("=", "golden files rewritten (--update-goldens)")
+        for name in golden.rewritten:
+            terminalreporter.write_line(f"tests/goldens/{name}")
+        terminalreporter.write_line("review them (git diff tests/goldens) and commit them")
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Golden:
+    """`golden.check(name, text)`: fail with a unified diff unless text matches the stored file."""
+    return request.config.stash[_GOLDEN_KEY]
+
+
+# -- require -------------------------------------------------------------------------------
 
 
 def require(what: str, available: bool, why: str) -> None:
