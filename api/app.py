@@ -109,6 +109,8 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
 
         catalog = load_catalog()
     service = Service(settings, catalog, store or SqlRunStore(settings.database_url))
+    log.info("runs in %s; bearer token %s", service.store.location,
+             "required" if settings.token else "not required")
     bearer = HTTPBearer(auto_error=False, description="set when ADVISOR_API_TOKEN is")
 
     def authorised(

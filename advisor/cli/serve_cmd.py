@@ -21,6 +21,9 @@ HELP = (
 )
 
 
+_APP_FACTORY = "api.app:create_app"
+
+
 def register(app: typer.Typer) -> None:
     app.command("serve", help=HELP)(serve)
 
@@ -32,18 +35,13 @@ def serve(
 ) -> None:
     import uvicorn
 
-    from api.app import create_app
-    from api.service import Settings
-
-    settings = Settings.from_env()
-    app = create_app(settings)
     level = log_level.upper()
     logging.basicConfig(level=getattr(logging, level, logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    store = app.state.service.store
-    err_console.print(f"advisor API on http://{host}:{port} (OpenAPI: /docs); runs in "
-                      f"{store.location}; bearer token "
-                      f"{'required' if settings.token else 'not required'}",
-                      highlight=False, soft_wrap=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level.lower(), access_log=False,
-                server_header=False)
+    err_console.print(f"advisor API on http://{host}:{port} (OpenAPI: /docs)", highlight=False,
+                      soft_wrap=True)
+    # The app by name, as `uvicorn --factory api.app:create_app` takes it: the two adapters stay
+    # independent (the CLI imports nothing of the API). The app reads its settings from the
+    # environment and logs where its runs go; a bad setting still ends here as one error line.
+    uvicorn.run(_APP_FACTORY, factory=True, host=host, port=port, log_level=log_level.lower(),
+                access_log=False, server_header=False)
