@@ -7,14 +7,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from advisor.catalog.model import Catalog, InstanceType, VolumeType
-from advisor.layout.spec import LayoutSpec
+from advisor.layout.raid import data_members, write_copies
+from advisor.layout.spec import LayoutSpec, Raid
 
 IOPS_GRID = (3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000, 24000, 32000, 40000,
              50000, 64000, 80000, 100000, 128000, 160000, 200000, 256000)
 GP3_MIBPS_GRID = (125, 250, 500, 750, 1000, 1500, 2000)
 # (devices, RAID level): what an mdadm user would build
-ARRAYS: tuple[tuple[int, str | None], ...] = ((1, None), (2, "raid0"), (4, "raid0"),
-                                               (8, "raid0"), (2, "raid1"), (4, "raid10"))
+ARRAYS: tuple[tuple[int, Raid | None], ...] = ((1, None), (2, "raid0"), (4, "raid0"),
+                                                (8, "raid0"), (2, "raid1"), (4, "raid10"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -24,14 +25,6 @@ class Demand:
     iops: float
     mibps: float
     capacity_gib: float
-
-
-def _data_members(count: int, raid: str | None) -> int:
-    return {None: 1, "raid0": count, "raid1": 1, "raid10": count // 2}[raid]
-
-
-def _write_copies(raid: str | None, count: int) -> int:
-    return {None: 1, "raid0": 1, "raid1": count, "raid10": 2}[raid]
 
 
 def _iops_options(need: float, low: int, high: int) -> list[int]:
@@ -46,8 +39,8 @@ def _iops_options(need: float, low: int, high: int) -> list[int]:
 
 def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[LayoutSpec]:
     for count, raid in ARRAYS:
-        members = _data_members(count, raid)
-        per_member_iops = demand.iops * _write_copies(raid, count) / count
+        members = data_members(raid, count)
+        per_member_iops = demand.iops * write_copies(raid, count) / count
         base = max(vt.min_size_gib, math.ceil(demand.capacity_gib / members))
         if base > vt.max_size_gib:
             continue
@@ -59,7 +52,7 @@ def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[L
                 if base < size <= vt.max_size_gib:
                     sizes.add(size)
             for size in sorted(sizes):
-                yield LayoutSpec(instance=inst.name, device="gp2", raid=raid,  # type: ignore[arg-type]
+                yield LayoutSpec(instance=inst.name, device="gp2", raid=raid,
                                  count=count, size_gib=size)
         elif vt.model == "gp3":
             assert vt.iops_per_gib
@@ -73,7 +66,7 @@ def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[L
                               and m <= (vt.max_mibps_per_iops or 1) * iops), None)
                 if mibps is None:
                     continue
-                yield LayoutSpec(instance=inst.name, device="gp3", raid=raid,  # type: ignore[arg-type]
+                yield LayoutSpec(instance=inst.name, device="gp3", raid=raid,
                                  count=count, size_gib=size,
                                  iops=None if iops == vt.included_iops else iops,
                                  throughput_mibps=None if mibps == vt.included_mibps else mibps)
@@ -85,10 +78,10 @@ def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[L
                 size = max(base, math.ceil(iops / vt.iops_per_gib))
                 if size > vt.max_size_gib:
                     continue
-                yield LayoutSpec(instance=inst.name, device=vt.name, raid=raid,  # type: ignore[arg-type]
+                yield LayoutSpec(instance=inst.name, device=vt.name, raid=raid,
                                  count=count, size_gib=size, iops=iops)
         else:  # st1, sc1, standard: size only
-            yield LayoutSpec(instance=inst.name, device=vt.name, raid=raid,  # type: ignore[arg-type]
+            yield LayoutSpec(instance=inst.name, device=vt.name, raid=raid,
                              count=count, size_gib=base)
 
 

@@ -1,5 +1,6 @@
 """Monthly cost of a layout: instance hours plus every volume's storage, IOPS and throughput."""
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from advisor.catalog.model import VolumeType
@@ -41,27 +42,36 @@ def tiered_iops_usd(tiers: tuple[tuple[int, float], ...], iops: float) -> list[t
     return parts
 
 
-def volume_items(vt: VolumeType, size_gib: float, iops: int | None,
-                 mibps: float | None, label: str) -> list[CostItem]:
-    """Cost items of one volume (storage, provisioned IOPS by tier, gp3 extra throughput)."""
-    items = [CostItem(item=f"{label} storage", quantity=size_gib, unit="GiB-month",
-                      unit_usd=vt.storage_usd_per_gib_month,
-                      monthly_usd=size_gib * vt.storage_usd_per_gib_month)]
+def _volume_charges(vt: VolumeType, size_gib: float, iops: int | None,
+                    mibps: float | None) -> Iterator[tuple[str, float, str, float]]:
+    """(what, quantity, unit, USD per unit) of everything one volume bills: storage, provisioned
+    IOPS by tier, gp3 throughput above the included rate. The one price formula: the itemised
+    cost and the fast total both read it."""
+    yield "storage", size_gib, "GiB-month", vt.storage_usd_per_gib_month
     if iops is not None and vt.iops_usd_tiers:
         billable = iops - (vt.included_iops or 0) if vt.model == "gp3" else iops
         for in_tier, price in tiered_iops_usd(vt.iops_usd_tiers, billable):
-            if in_tier > 0:
-                items.append(CostItem(item=f"{label} provisioned IOPS", quantity=in_tier,
-                                      unit="IOPS-month", unit_usd=price,
-                                      monthly_usd=in_tier * price))
+            yield "provisioned IOPS", in_tier, "IOPS-month", price
     if mibps is not None and vt.throughput_usd_per_mibps_month and vt.included_mibps is not None:
         extra = mibps - vt.included_mibps
         if extra > 0:
-            items.append(CostItem(item=f"{label} throughput above {vt.included_mibps:g} MiB/s",
-                                  quantity=extra, unit="MiB/s-month",
-                                  unit_usd=vt.throughput_usd_per_mibps_month,
-                                  monthly_usd=extra * vt.throughput_usd_per_mibps_month))
-    return items
+            yield (f"throughput above {vt.included_mibps:g} MiB/s", extra, "MiB/s-month",
+                   vt.throughput_usd_per_mibps_month)
+
+
+def volume_items(vt: VolumeType, size_gib: float, iops: int | None,
+                 mibps: float | None, label: str) -> list[CostItem]:
+    """Cost items of one volume (storage, provisioned IOPS by tier, gp3 extra throughput)."""
+    return [CostItem(item=f"{label} {what}", quantity=quantity, unit=unit, unit_usd=price,
+                     monthly_usd=quantity * price)
+            for what, quantity, unit, price in _volume_charges(vt, size_gib, iops, mibps)]
+
+
+def _volumes_usd(layout: Layout, vt: VolumeType) -> float:
+    per_volume = sum(quantity * price for _, quantity, _, price in
+                     _volume_charges(vt, layout.device_size_gib, layout.iops,
+                                     layout.throughput_mibps))
+    return per_volume * layout.spec.count
 
 
 def layout_cost(layout: Layout) -> Cost:
@@ -87,8 +97,8 @@ def layout_cost(layout: Layout) -> Cost:
                          "amount is not published in our sources and is not included")
     elif layout.ephemeral:
         notes.append("instance store is included in the instance price")
-    storage_usd = sum(i.monthly_usd for i in items[1:] if inst is not None) if inst else sum(
-        i.monthly_usd for i in items)
+    # The same total as `monthly_usd`, to the last bit: the items only spell it out.
+    storage_usd = _volumes_usd(layout, vt) if vt is not None else 0.0
     return Cost(instance_usd=instance_usd, storage_usd=storage_usd, items=tuple(items),
                 notes=tuple(notes))
 
@@ -97,15 +107,4 @@ def monthly_usd(layout: Layout) -> float:
     """The total of `layout_cost(layout)` without building its items (for ranking thousands)."""
     total = layout.instance.hourly_usd * HOURS_PER_MONTH if layout.instance else 0.0
     vt = layout.volume_type
-    if vt is None:
-        return total
-    size = layout.device_size_gib
-    per = size * vt.storage_usd_per_gib_month
-    iops = layout.iops
-    if iops is not None and vt.iops_usd_tiers:
-        billable = iops - (vt.included_iops or 0) if vt.model == "gp3" else iops
-        per += sum(n * price for n, price in tiered_iops_usd(vt.iops_usd_tiers, billable))
-    mibps = layout.throughput_mibps
-    if mibps is not None and vt.throughput_usd_per_mibps_month and vt.included_mibps is not None:
-        per += max(0.0, mibps - vt.included_mibps) * vt.throughput_usd_per_mibps_month
-    return total + per * layout.spec.count
+    return total if vt is None else total + _volumes_usd(layout, vt)

@@ -9,15 +9,12 @@ from advisor.layout.cost import Cost, layout_cost
 from advisor.layout.durability import layout_durability
 from advisor.layout.limits import RateLimit
 from advisor.layout.model import Layout
+from advisor.layout.raid import data_members
 
 
 def usable_capacity_gib(layout: Layout) -> float:
-    size, n, raid = layout.device_size_gib, layout.spec.count, layout.spec.raid
-    if raid == "raid0":
-        return size * n
-    if raid == "raid10":
-        return size * n / 2
-    return size  # single device, or raid1 (every mirror holds all of it)
+    """Every data member's size (a mirror holds a copy, not more room)."""
+    return layout.device_size_gib * data_members(layout.spec.raid, layout.spec.count)
 
 
 def _limit_json(limit: RateLimit, members: int) -> dict[str, Any]:

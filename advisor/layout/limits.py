@@ -14,6 +14,7 @@ from advisor.catalog.model import VolumeType
 from advisor.layout.model import Layout
 
 MB_TO_MIB = 1e6 / 2**20
+KIB_PER_MIB = 1024
 Scope = Literal["volume", "device", "instance"]
 Unit = Literal["iops", "mibps"]
 STORE_RATED_KIB = 4  # AWS rates instance store at 4 KiB random I/O
@@ -51,6 +52,28 @@ class RateLimit:
     def rate(self, *, bursting: bool) -> float:
         return self.burst if bursting and self.burst is not None else self.sustained
 
+    def charge(self, size_kib: float, *, random: bool = True) -> float:
+        """Units of this limit one member I/O of `size_kib` spends (see `charge`)."""
+        return charge(self.unit, self.io_unit_kib, size_kib, random=random)
+
+
+def charge(unit: Unit, io_unit_kib: float | None, size_kib: float, *, random: bool) -> float:
+    """What one member I/O of `size_kib` costs a limit, in the limit's unit: the one home of the
+    accounting (capacity, the analytic engine and the plan call it; the compiled kernel's copy is
+    pinned to it by `tests/sim/test_raid_fanout.py`).
+
+    IOPS: an I/O up to `io_unit_kib` counts as one and a larger one as several; a random I/O
+    counts at least one whole I/O, physically sequential ones merge (a fraction). MiB/s: the bytes,
+    or for a random I/O whole units of `io_unit_kib` when the limit has one (HDD throughput)."""
+    if unit == "iops":
+        if not io_unit_kib:
+            return 1.0
+        units = size_kib / io_unit_kib
+        return max(1.0, math.ceil(units)) if random else units
+    charged = (math.ceil(size_kib / io_unit_kib) * io_unit_kib if io_unit_kib and random
+               else size_kib)
+    return charged / KIB_PER_MIB
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeviceSpeed:
@@ -63,8 +86,13 @@ class DeviceSpeed:
 
     def seconds_per_io(self, *, write: bool, size_kib: float) -> float:
         per_io = 1.0 / (self.write_iops if write else self.read_iops)
-        extra = max(0.0, size_kib - self.rated_kib) / 1024 / self.seq_mibps
-        return per_io + extra
+        return device_seconds(per_io, self.rated_kib, self.seq_mibps, size_kib)
+
+
+def device_seconds(per_io_s: float, rated_kib: float, seq_mibps: float, size_kib: float) -> float:
+    """Device time of one I/O: the rated I/O's share of the device, plus the bytes beyond the
+    rated size at the sequential rate (the one home; the analytic engine calls it too)."""
+    return per_io_s + max(0.0, size_kib - rated_kib) / KIB_PER_MIB / seq_mibps
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,12 +16,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.layout.limits import charge, device_seconds
+from advisor.layout.raid import RAID_NAMES, fanout
 from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
 from advisor.sim.source import IoPattern
 from advisor.sim.stats import PERCENTILES
 
 GRID = 400  # quantile grid points per distribution
-MIB = 2**20
+KIB, MIB = 1024, 2**20
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,17 +117,6 @@ class Mix:
     cost_sq: NDArray[np.float64] | None = None
 
 
-def _fan(plan: SimPlan, write: bool, size: float) -> tuple[int, int, float]:
-    """(data pieces, copies, piece size) of a logical I/O."""
-    n, raid = plan.members, plan.raid
-    if raid == 0:
-        return 1, 1, size
-    data = {1: n, 2: 1, 3: n // 2}[raid]
-    pieces = min(data, max(1, math.ceil(size / plan.chunk_bytes))) if raid != 2 else 1
-    copies = {1: 1, 2: n, 3: 2}[raid] if write else 1
-    return pieces, copies, size / pieces
-
-
 def io_cost(plan: SimPlan, op: int, size: float,
             random: bool) -> tuple[NDArray[np.float64], Dist, float]:
     """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O."""
@@ -135,20 +126,18 @@ def io_cost(plan: SimPlan, op: int, size: float,
         return cost, Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0])), 0.0
     if op == 4:  # CPU time: `size` microseconds, no device
         return cost, Dist(np.array([size * 1e-6]), np.array([1.0])), 0.0
-    pieces, copies, sub = _fan(plan, write, size)
-    member_ios = pieces * copies
+    fan = fanout(RAID_NAMES[plan.raid], plan.members, write=write, size=size,
+                 chunk=plan.chunk_bytes)
+    member_ios, sub = fan.member_ios, fan.piece_size
     wop = 1 if write else 0
     for l in range(plan.n_limits):
         kind = plan.lim_kind[l]
-        if kind == KIND_IOPS:
-            units = sub / plan.lim_unit_bytes[l]
-            per = max(1.0, math.ceil(units)) if random else units
-        elif kind == KIND_DEVICE:
-            per = (plan.dev_cost[0, wop]
-                   + max(0.0, sub - plan.dev_rated_bytes[0]) / plan.dev_seq_bps[0])
+        if kind == KIND_DEVICE:
+            per = device_seconds(float(plan.dev_cost[0, wop]), plan.dev_rated_bytes[0] / KIB,
+                                 plan.dev_seq_bps[0] / MIB, sub / KIB)
         else:
-            unit = plan.lim_unit_bytes[l]
-            per = (math.ceil(sub / unit) * unit if unit > 0 and random else sub) / MIB
+            per = charge("iops" if kind == KIND_IOPS else "mibps",
+                         plan.lim_unit_bytes[l] / KIB, sub / KIB, random=random)
         share = 1.0 if plan.limit_scope[l] == "instance" else 1.0 / plan.members
         cost[l] += per * member_ios * share
     dist = _service_dist(plan, wop, sub, member_ios, flush=op == 2)

@@ -16,9 +16,9 @@ from advisor.catalog.model import Catalog, LatencyDist, LatencyProfile
 from advisor.layout.capacity import limits_of, profile_of
 from advisor.layout.limits import DeviceSpeed, RateLimit
 from advisor.layout.model import Layout
+from advisor.layout.raid import RAID_CODES
 
 KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
-RAID_CODES = {None: 0, "raid0": 1, "raid1": 2, "raid10": 3}
 MIB = 2**20
 # EBS meters IOPS and throughput over short windows, not per I/O: a limit lets I/Os start up to
 # this early against its pacing (GCRA tolerance). Assumption: AWS publishes no window.

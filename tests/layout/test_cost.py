@@ -1,11 +1,14 @@
 """Monthly cost: instance hours at 730 h plus every volume's storage, IOPS and throughput."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from advisor.catalog import builtin_catalog
 from advisor.layout import resolve
-from advisor.layout.cost import HOURS_PER_MONTH, layout_cost, tiered_iops_usd
+from advisor.layout.cost import HOURS_PER_MONTH, layout_cost, monthly_usd, tiered_iops_usd
 from advisor.layout.describe import describe
+from tests.layout.strategies import valid_layout_specs
 
 CATALOG = builtin_catalog()
 
@@ -124,3 +127,14 @@ def test_magnetic_io_requests_and_optional_ebs_fee_are_noted_not_guessed() -> No
     assert cost_json("m1.large:gp2:100GiB")["notes"] == [
         "m1.large bills an extra hourly fee for EBS optimization; its amount is not published "
         "in our sources and is not included"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data())
+def test_the_itemised_bill_and_the_ranking_total_are_one_price(data: st.DataObject) -> None:
+    """The search ranks thousands of layouts by `monthly_usd` without building bills; the bill
+    of any valid layout totals to exactly that figure, and its items add up to it too."""
+    layout = resolve(data.draw(valid_layout_specs(CATALOG)), CATALOG)
+    cost = layout_cost(layout)
+    assert cost.monthly_usd == monthly_usd(layout)
+    assert sum(i.monthly_usd for i in cost.items) == pytest.approx(cost.monthly_usd, rel=1e-12)
