@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from advisor import __version__
 from advisor.catalog.model import Catalog
 from advisor.errors import AdvisorError, InfeasibleSlo
+from advisor.options import FieldError
 from advisor.store import RunStore, SqlRunStore, StoreError
 from api import models
 from api.service import Service, Settings
@@ -157,7 +158,9 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
 
     @app.exception_handler(AdvisorError)
     async def _user_error(_request: Request, exc: AdvisorError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=422)
+        # A field error names the body field (`data_gb`), where the CLI names its flag.
+        detail = exc.named(exc.name) if isinstance(exc, FieldError) else str(exc)
+        return JSONResponse({"detail": detail}, status_code=422)
 
     @app.get("/healthz", response_model=models.Health, tags=["service"])
     def healthz() -> dict[str, Any]:
@@ -167,7 +170,7 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
 
     @app.post("/v1/size", response_model=models.SizeResult, status_code=201, tags=["size"],
               dependencies=secured, responses={**errors, **NO_LAYOUT, **UNAVAILABLE})
-    def size(body: models.SizeBody) -> JSONResponse:
+    def size(body: models.SizeBody) -> JSONResponse:  # type: ignore[valid-type]
         """`advisor size`: the cheapest deployment that meets the SLO, its alternatives and
         the cheaper candidates rejected with reasons."""
         result, run_id, cached = service.size(body)

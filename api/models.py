@@ -6,9 +6,13 @@ the CLI's own one-line message. Result bodies are the core's JSON plus `run_id`;
 name the stable keys (BRIEF section 6) and allow more.
 """
 
+from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from advisor.options import Declared
+from recommend.request import WORKLOAD, size_fields
 
 SEED = Field(1, ge=0, le=2**31 - 1, description="random seed (echoed in the result)")
 
@@ -18,25 +22,28 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-class SizeBody(_Body):
-    """`advisor size` options; every field has the CLI's default."""
+def _field(d: Declared) -> tuple[Any, Any]:
+    """A body field from an option declaration: its type, default, description and the bounds
+    in the schema (checked by the core request, which words the error)."""
+    schema: dict[str, Any] = {}
+    for key, bound in (("minimum", d.opt.ge), ("exclusiveMinimum", d.opt.gt),
+                       ("maximum", d.opt.le), ("exclusiveMaximum", d.opt.lt)):
+        if bound is not None:
+            schema[key] = bound
+    if d.opt.choices:
+        schema["enum"] = list(d.opt.choices)
+    kind = d.opt.api_type if d.opt.api_type is not None else d.type
+    return kind, Field(d.default, description=d.opt.help, json_schema_extra=schema or None)
 
-    workload: str = Field("mysql", description="mysql or aerospike", examples=["mysql"])
-    tps: float = Field(627.0, description="mysql: all transactions per second")
-    reads: float = Field(3.25, description="mysql: read transactions per write transaction")
-    p99_ms: float = Field(10.0, description="SLO: transaction p99 latency bound (ms)")
-    data_gb: float = Field(100.0, description="data size (GiB); layouts need data + 20 %")
-    replicas: int | str = Field(1, description="read replicas 0..8, or \"auto\"")
-    headroom: float = Field(0.3, description="the knee must reach tps x (1 + headroom)")
-    peak_hours: float = Field(24.0, description="hours a day at peak (24 = sustained)")
-    allow_ephemeral: bool = Field(False, description="allow instance store (>= 1 replica)")
-    max_monthly_usd: float | None = Field(None, description="budget cap (USD/month)")
-    region: str | None = Field(None, description="catalog region (built in: us-east-1)")
-    reads_per_sec: float = Field(0.0, description="aerospike: client reads/s")
-    writes_per_sec: float = Field(0.0, description="aerospike: client writes/s")
-    record_bytes: int = Field(1536, description="aerospike: record size in bytes")
-    replication_factor: int = Field(2, description="aerospike: copies of each record")
-    seed: int = SEED
+
+def body_model(name: str, decls: Iterable[Declared], doc: str) -> type[BaseModel]:
+    """A strict request body with one field per declared option."""
+    fields: dict[str, Any] = {d.name: _field(d) for d in decls}
+    return create_model(name, __base__=_Body, __doc__=doc, **fields)
+
+
+SizeBody = body_model("SizeBody", [WORKLOAD, *size_fields().values()],
+                      "`advisor size` options; every field has the CLI's default.")
 
 
 class SimulateBody(_Body):

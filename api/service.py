@@ -4,15 +4,18 @@ cache of sizing results. No HTTP here; `api.app` maps these calls and their erro
 
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
+from advisor.options import FieldError
 from advisor.store import RunStore, to_jsonable
-from api.models import SizeBody
 
 TOKEN_ENV = "ADVISOR_API_TOKEN"
 BUDGET_ENV = "ADVISOR_API_IO_BUDGET"
@@ -81,29 +84,6 @@ class LruCache:
             flight.release()
 
 
-def size_request(body: SizeBody) -> Any:
-    """The CLI's SizeRequest for the same options (same checks, same messages)."""
-    from recommend.request import SizeRequest
-
-    if body.replicas == "auto":
-        replicas: int | None = None
-    elif isinstance(body.replicas, int):
-        replicas = body.replicas
-    else:
-        try:
-            replicas = int(body.replicas)
-        except ValueError:
-            raise InvalidInput(f"--replicas {body.replicas!r}: a whole number or auto") from None
-    return SizeRequest(workload=body.workload, tps=body.tps,  # type: ignore[arg-type]
-                       reads=body.reads, p99_ms=body.p99_ms, data_gb=body.data_gb,
-                       replicas=replicas, headroom=body.headroom, peak_hours=body.peak_hours,
-                       allow_ephemeral=body.allow_ephemeral,
-                       max_monthly_usd=body.max_monthly_usd, region=body.region,
-                       reads_per_sec=body.reads_per_sec, writes_per_sec=body.writes_per_sec,
-                       record_bytes=body.record_bytes,
-                       replication_factor=body.replication_factor, seed=body.seed)
-
-
 class Service:
     """The API's state: catalog, store, caches. Thread-safe; endpoints run in a threadpool."""
 
@@ -114,17 +94,19 @@ class Service:
         self.sizes = LruCache(settings.size_cache)
         self.reports = LruCache(settings.report_cache)
 
-    def size(self, body: SizeBody) -> tuple[dict[str, Any], str, bool]:
+    def size(self, body: BaseModel) -> tuple[dict[str, Any], str, bool]:
         """(result, run id, cached): the sizing result, stored as a run."""
+        from advisor.serial import to_json
+        from recommend.request import size_request
         from recommend.run import run_size
 
-        req = size_request(body)
+        req = size_request(body.model_dump())
         if req.region is not None and req.region != self.catalog.region:
-            raise InvalidInput(f"--region {req.region}: the catalog holds {self.catalog.region}; "
-                               "add a user catalog with that region's prices (--catalog FILE)")
+            raise FieldError("region", req.region, f"the catalog holds {self.catalog.region}; "
+                             "add a user catalog with that region's prices (--catalog FILE)")
         result, cached = self.sizes.get_or_compute(
             (req, self.catalog.catalog_version),
-            lambda: to_jsonable(run_size(req, self.catalog)))
+            lambda: to_json(run_size(req, self.catalog, clock=time.perf_counter)))
         run_id = self.store.save("size", body.model_dump(), result)
         return result, run_id, cached
 

@@ -7,7 +7,7 @@ in the event simulation.
 """
 
 import math
-import time
+from collections.abc import Callable
 from typing import Any
 
 from advisor import MODEL_VERSION, __version__
@@ -15,21 +15,33 @@ from advisor.catalog.model import Catalog
 from advisor.errors import AdvisorError, InfeasibleSlo
 from advisor.layout.capacity import capacity
 from advisor.layout.cost import layout_cost, monthly_usd
-from advisor.layout.describe import cost_json, usable_capacity_gib
+from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.durability import layout_durability
 from advisor.layout.model import Layout, resolve
 from advisor.sim.analytic import IoSpec, RequestClass, build_mix, read_fraction_over
 from advisor.sim.plan import compile_plan, with_write_load
 from recommend.candidates import Demand, candidate_specs
 from recommend.mysql_search import _over
-from recommend.request import AEROSPIKE_FILL, SizeRequest
+from recommend.request import AEROSPIKE_FILL, AerospikeSizeRequest
+from recommend.result import (
+    ActVerdict,
+    AerospikeCluster,
+    AerospikeSizeResult,
+    Bottleneck,
+    CostSummary,
+    DurabilityView,
+    NodeCost,
+    Rejection,
+    SearchStats,
+    bottleneck_text,
+)
 from workloads.aerospike import ACT_LIMITS, ActLoad, simulate_act
 
 NODE_COUNTS = (2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64)
 VERIFY_SECONDS = 20.0
 
 
-def _load(req: SizeRequest, nodes: int, scale: float = 1.0) -> ActLoad:
+def _load(req: AerospikeSizeRequest, nodes: int, scale: float = 1.0) -> ActLoad:
     return ActLoad(reads_per_sec=req.reads_per_sec * scale / nodes,
                    writes_per_sec=req.writes_per_sec * scale / nodes,
                    record_bytes=req.record_bytes, replication_factor=req.replication_factor)
@@ -63,8 +75,8 @@ def _utilisation(layout: Layout, catalog: Catalog, load: ActLoad) -> float:
             + load.large_block_reads_per_sec / rcap)
 
 
-def size_aerospike(req: SizeRequest, catalog: Catalog, progress: Any = None) -> dict[str, Any]:
-    t0 = time.perf_counter()
+def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
+                   progress: Callable[[int, float], None] | None = None) -> AerospikeSizeResult:
     stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
     rf = req.replication_factor
     found: list[dict[str, Any]] = []
@@ -141,53 +153,51 @@ def size_aerospike(req: SizeRequest, catalog: Catalog, progress: Any = None) -> 
         raise InfeasibleSlo("; ".join(f"{r['deployment']} (${r['monthly_usd']:,.2f}/month): "
                                       f"{r['reason']}" for r in closest) or "no candidate")
     best = eligible[0]
-    rec = _node_json(best, req, catalog)
-    alts = [{"why": "next cheapest", **_node_json(f, req, catalog)} for f in eligible[1:3]]
+    rec = _cluster(best, req)
+    alts = [_cluster(f, req, why="next cheapest") for f in eligible[1:3]]
     store = sorted((f for f in found if not f["eligible"]), key=lambda f: f["monthly_usd"])
     if store and store[0]["monthly_usd"] < best["monthly_usd"]:
-        alts.append({"why": "cheaper with instance store (ephemeral: allow with "
-                     "--allow-ephemeral; RF >= 2 keeps a copy elsewhere)",
-                     **_node_json(store[0], req, catalog, verify=False)})
+        alts.append(_cluster(store[0], req, why="cheaper with instance store (ephemeral: allow "
+                             "with --allow-ephemeral; RF >= 2 keeps a copy elsewhere)"))
     cheaper = sorted((r for r in rejected if r["monthly_usd"] < best["monthly_usd"]),
                      key=lambda r: (r.get("pruned", False), r["monthly_usd"]))
-    return {
-        "kind": "size", "workload": "aerospike",
-        "request": {k: getattr(req, k) for k in req.__dataclass_fields__},
-        "slo": req.slo_json(), "recommendation": rec, "alternatives": alts,
-        "rejected": [{"deployment": r["deployment"], "monthly_usd": r["monthly_usd"],
-                      "stage": "screened", "reason": r["reason"]} for r in cheaper[:12]],
-        "rejected_total": len(cheaper),
-        "search": {**stats, "seconds": round(time.perf_counter() - t0, 3)},
-        "seed": req.seed, "model_version": MODEL_VERSION, "advisor_version": __version__,
-        "catalog_version": catalog.catalog_version,
-    }
+    return AerospikeSizeResult(
+        request=req, slo=req.slo_json(), recommendation=rec, alternatives=tuple(alts),
+        rejected=tuple(Rejection(deployment=r["deployment"], monthly_usd=r["monthly_usd"],
+                                 stage="screened", reason=r["reason"]) for r in cheaper[:12]),
+        rejected_total=len(cheaper), search=SearchStats(**stats), seed=req.seed,
+        model_version=MODEL_VERSION, advisor_version=__version__,
+        catalog_version=catalog.catalog_version)
 
 
-def _node_json(f: dict[str, Any], req: SizeRequest, catalog: Catalog,
-               verify: bool = True) -> dict[str, Any]:
+ACT_BOTTLENECK = Bottleneck(role="node", limit="ACT thresholds", utilisation=None,
+                            where="at the headroom load (small-read latency)")
+
+
+def _cluster(f: dict[str, Any], req: AerospikeSizeRequest,
+             why: str | None = None) -> AerospikeCluster:
     layout: Layout = f["layout_obj"]
     load: ActLoad = f["load"]
     nodes = f["nodes"]
     dur = layout_durability(layout)
     act = f.get("act")
-    out: dict[str, Any] = {
-        "deployment": f"{nodes} nodes x {layout.spec} (replication factor "
-                      f"{req.replication_factor})",
-        "nodes": nodes, "layout": str(layout.spec), "monthly_usd": f["monthly_usd"],
-        "cost": {"node_each": cost_json(layout_cost(layout))},
-        "per_node_load": load.derivation() | {"client_reads_per_sec": load.reads_per_sec,
-                                              "client_writes_per_sec": load.writes_per_sec},
-        "bottleneck": "ACT thresholds at the headroom load (small-read latency)",
-        "durability": {"ephemeral": layout.ephemeral,
-                       "annual_loss_probability": {"node": dur.annual_loss_probability},
-                       "notes": [*dur.assumptions[:2],
-                                 f"replication factor {req.replication_factor}: each record "
-                                 f"lives on {req.replication_factor} nodes"]},
-    }
-    if act is not None:
-        out["act"] = {"text": f"passes ACT at {1 + req.headroom:.0%} of the load (worst slice "
-                              f"{act['max']['gt_1ms_pct']:.2f} % > 1 ms, "
-                              f"{act['max']['gt_8ms_pct']:.2f} % > 8 ms, "
-                              f"{act['max']['gt_64ms_pct']:.3f} % > 64 ms)",
-                      "slices": act["slices"], "max": act["max"]}
-    return out
+    verdict = None if act is None else ActVerdict(
+        text=f"passes ACT at {1 + req.headroom:.0%} of the load (worst slice "
+             f"{act['max']['gt_1ms_pct']:.2f} % > 1 ms, {act['max']['gt_8ms_pct']:.2f} % > 8 ms, "
+             f"{act['max']['gt_64ms_pct']:.3f} % > 64 ms)",
+        slices=tuple(act["slices"]), max=act["max"])
+    return AerospikeCluster(
+        why=why,
+        deployment=f"{nodes} nodes x {layout.spec} (replication factor "
+                   f"{req.replication_factor})",
+        nodes=nodes, layout=str(layout.spec), monthly_usd=f["monthly_usd"],
+        cost=NodeCost(node_each=CostSummary.of(layout_cost(layout))),
+        per_node_load=load.derivation() | {"client_reads_per_sec": load.reads_per_sec,
+                                           "client_writes_per_sec": load.writes_per_sec},
+        bottleneck=bottleneck_text([ACT_BOTTLENECK]), bottlenecks=(ACT_BOTTLENECK,),
+        durability=DurabilityView(
+            ephemeral=layout.ephemeral,
+            annual_loss_probability={"node": dur.annual_loss_probability},
+            notes=(*dur.assumptions[:2], f"replication factor {req.replication_factor}: each "
+                   f"record lives on {req.replication_factor} nodes")),
+        act=verdict)

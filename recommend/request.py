@@ -1,68 +1,91 @@
-"""The sizing request: workload, SLO and constraints, checked once for the CLI and the API."""
+"""The sizing requests: workload, SLO and constraints, declared once and checked once for the CLI,
+the API, stored runs and reports.
 
-import math
+`advisor size` and `POST /v1/size` take one flat set of options with a `workload` switch;
+`size_request` turns them into the request type of that workload, refusing options that belong
+to the other one.
+"""
+
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
-from advisor.errors import InvalidInput
+from advisor.options import (
+    Declared,
+    FieldError,
+    Opt,
+    check_fields,
+    check_value,
+    declared,
+    from_text,
+    option,
+)
 
 Workload = Literal["mysql", "aerospike"]
+WORKLOADS: tuple[Workload, ...] = ("mysql", "aerospike")
 FREE_SPACE_MARGIN = 0.2  # data x 1.2: InnoDB logs, temp space, growth
 AEROSPIKE_FILL = 0.5  # Aerospike keeps devices at most ~50 % full (defrag-lwm-pct 50)
+ACT_SLO = {"gt_1ms_pct": 5, "gt_8ms_pct": 1, "gt_64ms_pct": 0.1}
+
+
+def _replicas_text(text: str) -> int | None:
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise FieldError("replicas", text, "a whole number or auto") from None
+
+
+def _replicas_show(value: int | None) -> str:
+    return "auto" if value is None else str(value)
+
+
+def _replicas_check(value: Any) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 8:
+        return "must be 0..8 or auto"
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SizeRequest:
-    workload: Workload = "mysql"
-    tps: float = 627.0
-    reads: float = 3.25  # read transactions per write transaction
-    p99_ms: float = 10.0
-    data_gb: float = 100.0
-    replicas: int | None = 1  # None = let the search choose (auto)
-    headroom: float = 0.3  # the knee must be >= tps x (1 + headroom)
-    peak_hours: float = 24.0  # hours a day at peak; 24 = sustained
-    allow_ephemeral: bool = False
-    max_monthly_usd: float | None = None
-    region: str | None = None
-    # aerospike
-    reads_per_sec: float = 0.0
-    writes_per_sec: float = 0.0
-    record_bytes: int = 1536
-    replication_factor: int = 2
-    seed: int = 1
+class SizeCommon:
+    """What every sizing asks: data, headroom, peak hours, storage policy, budget, seed."""
+
+    data_gb: float = option(100.0, gt=0, le=1_000_000,
+                            help="data size (GiB); layouts need data + 20 %")
+    headroom: float = option(0.3, ge=0, le=10,
+                             help="the knee must reach the load x (1 + headroom); 0.3 = 30 %")
+    peak_hours: float = option(24.0, gt=0, le=24,
+                               help="hours a day at peak: burst credits count only if they "
+                               "last that long (24 = sustained)")
+    allow_ephemeral: bool = option(False, help="allow instance store (only with >= 1 replica "
+                                   "for mysql)")
+    max_monthly_usd: float | None = option(None, gt=0, help="budget cap (USD/month)")
+    region: str | None = option(None, help="catalog region (built in: us-east-1)")
+    seed: int = option(1, ge=0, le=2**31 - 1, reproduce="always",
+                       help="seed of the verifying event simulation (echoed in the result)")
+
+    workload: ClassVar[Workload]
 
     def __post_init__(self) -> None:
-        def need(ok: bool, message: str) -> None:
-            if not ok:
-                raise InvalidInput(message)
+        check_fields(self)
 
-        for name in ("tps", "reads", "p99_ms", "data_gb", "headroom", "peak_hours",
-                     "reads_per_sec", "writes_per_sec"):
-            value = getattr(self, name)
-            need(isinstance(value, int | float) and math.isfinite(value),
-                 f"--{name.replace('_', '-')} {value!r}: must be a finite number")
-        need(self.workload in ("mysql", "aerospike"),
-             f"--workload {self.workload!r}: choose mysql or aerospike")
-        need(self.data_gb > 0, f"--data-gb {self.data_gb:g}: must be positive")
-        need(self.data_gb <= 1_000_000, f"--data-gb {self.data_gb:g}: at most 1,000,000")
-        need(self.p99_ms > 0, f"--p99-ms {self.p99_ms:g}: must be positive")
-        need(0 <= self.headroom <= 10, f"--headroom {self.headroom:g}: must be 0..10 (0.3 = 30 %)")
-        need(0 < self.peak_hours <= 24, f"--peak-hours {self.peak_hours:g}: must be 0 < h <= 24")
-        need(self.max_monthly_usd is None or self.max_monthly_usd > 0,
-             "--max-monthly-usd must be positive")
-        if self.workload == "mysql":
-            need(self.tps > 0, f"--tps {self.tps:g}: must be positive")
-            need(self.tps <= 10_000_000, f"--tps {self.tps:g}: at most 10,000,000")
-            need(0 <= self.reads <= 10_000, f"--reads {self.reads:g}: must be 0..10,000")
-            need(self.replicas is None or 0 <= self.replicas <= 8,
-                 f"--replicas {self.replicas}: must be 0..8 or auto")
-        else:
-            need(self.reads_per_sec >= 0 and self.writes_per_sec >= 0,
-                 "--reads-per-sec and --writes-per-sec must be 0 or more")
-            need(self.reads_per_sec + self.writes_per_sec > 0,
-                 "aerospike needs --reads-per-sec and/or --writes-per-sec")
-            need(1 <= self.replication_factor <= 4, "--replication-factor must be 1..4")
-            need(16 <= self.record_bytes <= 1 << 20, "--record-bytes must be 16 B .. 1 MiB")
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysqlSizeRequest(SizeCommon):
+    """MySQL master + replicas: writes go to the master, reads to the replicas."""
+
+    tps: float = option(627.0, gt=0, le=10_000_000, reproduce="always",
+                        help="all transactions per second (mysql)")
+    reads: float = option(3.25, ge=0, le=10_000, reproduce="always",
+                          help="read transactions per write transaction (mysql)")
+    p99_ms: float = option(10.0, gt=0, le=3_600_000,
+                           help="SLO: transaction p99 latency bound (ms)")
+    replicas: int | None = option(1, help="read replicas: 0, 1, 2 ... 8 or auto",
+                                  text=(_replicas_text, _replicas_show), api_type=int | str,
+                                  check=_replicas_check)
+
+    workload: ClassVar[Workload] = "mysql"
 
     @property
     def target_tps(self) -> float:
@@ -74,10 +97,73 @@ class SizeRequest:
         return self.data_gb * (1 + FREE_SPACE_MARGIN)
 
     def slo_json(self) -> dict[str, object]:
-        if self.workload == "aerospike":
-            return {"act": {"gt_1ms_pct": 5, "gt_8ms_pct": 1, "gt_64ms_pct": 0.1},
-                    "headroom": self.headroom, "peak_hours": self.peak_hours}
         return {"p99_ms": self.p99_ms, "tps": self.tps, "headroom": self.headroom,
                 "target_tps": round(self.target_tps, 2), "peak_hours": self.peak_hours,
                 "durability": "ephemeral allowed with >= 1 replica" if self.allow_ephemeral
                 else "EBS only"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AerospikeSizeRequest(SizeCommon):
+    """An Aerospike-style cluster judged by ACT's thresholds."""
+
+    reads_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client reads/s")
+    writes_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client writes/s")
+    record_bytes: int = option(1536, ge=16, le=1 << 20, help="aerospike: record size (bytes)")
+    replication_factor: int = option(2, ge=1, le=4, help="aerospike: copies of each record")
+
+    workload: ClassVar[Workload] = "aerospike"
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.reads_per_sec + self.writes_per_sec <= 0:
+            raise FieldError("reads_per_sec", self.reads_per_sec,
+                             "aerospike needs reads and/or writes per second")
+
+    @property
+    def needed_gib(self) -> float:
+        return self.data_gb * (1 + FREE_SPACE_MARGIN)
+
+    def slo_json(self) -> dict[str, object]:
+        return {"act": dict(ACT_SLO), "headroom": self.headroom, "peak_hours": self.peak_hours}
+
+
+SizeRequest = MysqlSizeRequest | AerospikeSizeRequest
+REQUEST_TYPES: dict[Workload, type[MysqlSizeRequest] | type[AerospikeSizeRequest]] = {
+    "mysql": MysqlSizeRequest, "aerospike": AerospikeSizeRequest}
+WORKLOAD = Declared(name="workload", default="mysql", type=str, opt=Opt(
+    choices=WORKLOADS, reproduce="changed",
+    help="mysql (master + replicas) or aerospike (ACT thresholds)"))
+
+
+def size_fields() -> dict[str, Declared]:
+    """Every `size` option (both workloads), name -> Declared, in help order."""
+    common = {d.name: d for d in declared(SizeCommon)}
+    mysql = {d.name: d for d in declared(MysqlSizeRequest) if d.name not in common}
+    aerospike = {d.name: d for d in declared(AerospikeSizeRequest) if d.name not in common}
+    return {**mysql, **common, **aerospike}  # the question first, then the rest
+
+
+def size_request(values: Mapping[str, Any]) -> SizeRequest:
+    """The request of the named workload from flat options (the CLI's and the API's).
+
+    An option of the other workload given with a non-default value is refused: it would be
+    silently ignored otherwise."""
+    workload = values.get("workload", "mysql")
+    check_value("workload", workload, WORKLOAD.opt)
+    cls = REQUEST_TYPES[workload]
+    own = {d.name for d in declared(cls)}
+    for name, d in size_fields().items():
+        if name not in own and name in values and from_text(d, values[name]) != d.default:
+            other = next(w for w in WORKLOADS if w != workload)
+            raise FieldError(name, values[name], f"applies to the {other} workload only")
+    unknown = set(values) - set(size_fields()) - {"workload"}
+    if unknown:
+        raise FieldError(sorted(unknown)[0], values[sorted(unknown)[0]], "unknown option")
+    return cls(**{d.name: from_text(d, values[d.name]) for d in declared(cls)
+                  if d.name in values})
+
+
+def request_json(req: SizeRequest) -> dict[str, Any]:
+    """The request as JSON (every option, with `workload`)."""
+    return {"workload": req.workload, **{d.name: getattr(req, d.name) for d in declared(type(req))}}

@@ -1,24 +1,33 @@
-"""The one `size` entry point: CLI and API both call `run_size`."""
+"""The one `size` entry point: the CLI and the API both call `run_size`.
 
-from pathlib import Path
-from typing import Any
+No file reading and no clock here: a measured I/O profile arrives parsed, and the wall time of
+the search is measured with the clock the caller passes (the adapters pass `time.perf_counter`).
+"""
+
+from collections.abc import Callable
+from dataclasses import replace
 
 from advisor.catalog.model import Catalog
-from recommend.request import SizeRequest
+from recommend.request import MysqlSizeRequest, SizeRequest
+from recommend.result import SizeResult
+from workloads.mysql import TxnIo
+
+Progress = Callable[[int, float], None]
 
 
-def run_size(req: SizeRequest, catalog: Catalog, *, io_profile_path: Path | None = None,
-             progress: Any = None) -> dict[str, Any]:
-    measured = None
-    if io_profile_path is not None:
-        from workloads.io_profile import load_io_profile
-        from workloads.mysql import measured_io
+def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = None,
+             progress: Progress | None = None,
+             clock: Callable[[], float] | None = None) -> SizeResult:
+    start = clock() if clock is not None else None
+    result: SizeResult
+    if isinstance(req, MysqlSizeRequest):
+        from recommend.size import size_mysql
 
-        measured = measured_io(load_io_profile(io_profile_path))
-    if req.workload == "aerospike":
+        result = size_mysql(req, catalog, measured, progress=progress)
+    else:
         from recommend.aerospike_search import size_aerospike
 
-        return size_aerospike(req, catalog, progress=progress)
-    from recommend.size import size_mysql
-
-    return size_mysql(req, catalog, measured, progress=progress)
+        result = size_aerospike(req, catalog, progress=progress)
+    if clock is None or start is None:
+        return result
+    return replace(result, search=replace(result.search, seconds=round(clock() - start, 3)))

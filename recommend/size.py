@@ -1,18 +1,31 @@
 """`size`: the cheapest deployment that meets the SLO, with alternatives and reasons. One core
 call shared by `advisor size` and `POST /v1/size`."""
 
-import time
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
 from advisor.errors import InfeasibleSlo
-from advisor.layout.describe import cost_json, usable_capacity_gib
+from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.durability import layout_durability
 from recommend.mysql_search import Candidate, max_tps_at_slo, search_role
-from recommend.request import SizeRequest
+from recommend.request import MysqlSizeRequest
+from recommend.result import (
+    Bottleneck,
+    CostSummary,
+    DesCheck,
+    DurabilityView,
+    MysqlCost,
+    MysqlDeployment,
+    MysqlSizeResult,
+    Rejection,
+    SearchStats,
+    bottleneck_text,
+)
 from workloads.mysql import TxnIo
+
+Progress = Callable[[int, float], None]  # (step, fraction done)
 
 
 @dataclass(slots=True)
@@ -46,11 +59,11 @@ class Deployment:
                 + (self.replica.layout.spec.count if self.replica else 0))
 
 
-def _options(req: SizeRequest) -> list[int]:
+def _options(req: MysqlSizeRequest) -> list[int]:
     return [req.replicas] if req.replicas is not None else [0, 1, 2, 3]
 
 
-def _durability(dep: Deployment) -> dict[str, Any]:
+def _durability(dep: Deployment) -> DurabilityView:
     notes: list[str] = []
     loss = {}
     for c in (dep.master, dep.replica):
@@ -67,45 +80,41 @@ def _durability(dep: Deployment) -> dict[str, Any]:
     # Data is lost only if every copy is: master and each replica hold a full copy.
     p_all = loss.get("master", 0.0) * (loss.get("replica", 1.0) ** dep.replicas if dep.replicas
                                        else 1.0)
-    return {"ephemeral": dep.ephemeral, "annual_loss_probability": dict(loss),
-            "all_copies_lost_probability": p_all, "notes": notes}
+    return DurabilityView(ephemeral=dep.ephemeral, annual_loss_probability=dict(loss),
+                          all_copies_lost_probability=p_all, notes=tuple(notes))
 
 
-def _deployment_json(dep: Deployment, req: SizeRequest, catalog: Catalog,
-                     measured: TxnIo | None, *, knee: bool,
-                     des_knee: bool = False) -> dict[str, Any]:
+def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
+                measured: TxnIo | None, *, des_knee: bool = False,
+                why: str | None = None) -> MysqlDeployment:
     m, r = dep.master, dep.replica
     servers = [m] + ([r] if r is not None and dep.replicas else [])
     p99_target = max((c.at_target.p99_s for c in servers if c.at_target), default=0.0) * 1000
-    out: dict[str, Any] = {
-        "deployment": dep.text,
-        "master": m.spec, "replicas": [r.spec] * dep.replicas if r else [],
-        "monthly_usd": round(dep.monthly_usd, 2),
-        "cost": {"master": cost_json(m.cost),
-                 "replica_each": cost_json(r.cost) if r and dep.replicas else None},
-        "p99_ms": round(p99_target, 3),
-        "p99_ms_at_headroom": round(max((c.at_headroom.p99_s for c in servers
-                                         if c.at_headroom), default=0.0) * 1000, 3),
-        "bottleneck": "; ".join(f"{c.role}: {c.at_headroom.binding} "
-                                f"{c.at_headroom.utilisation:.0%} busy at headroom load"
-                                for c in servers if c.at_headroom),
-        "capacity_gib": round(usable_capacity_gib(m.layout), 1),
-        "durability": _durability(dep),
-        "verified": {c.role: c.details for c in servers if c.details},
-    }
-    if knee:
-        tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
-                             des_check=des_knee)
-        out["max_tps_at_slo"] = tps
-        out["knee_engine"] = "analytic, confirmed by the event simulation" if des_knee \
-            else "analytic"
-        out["headroom_pct"] = round((tps / req.tps - 1) * 100, 1)
-    return out
+    bottlenecks = tuple(Bottleneck(role=c.role, limit=c.at_headroom.binding,
+                                   utilisation=round(c.at_headroom.utilisation, 4))
+                        for c in servers if c.at_headroom)
+    tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
+                         des_check=des_knee)
+    return MysqlDeployment(
+        why=why, deployment=dep.text, master=m.spec,
+        replicas=(r.spec,) * dep.replicas if r else (),
+        monthly_usd=round(dep.monthly_usd, 2),
+        cost=MysqlCost(master=CostSummary.of(m.cost),
+                       replica_each=CostSummary.of(r.cost) if r and dep.replicas else None),
+        p99_ms=round(p99_target, 3),
+        p99_ms_at_headroom=round(max((c.at_headroom.p99_s for c in servers if c.at_headroom),
+                                     default=0.0) * 1000, 3),
+        bottleneck=bottleneck_text(bottlenecks), bottlenecks=bottlenecks,
+        capacity_gib=round(usable_capacity_gib(m.layout), 1),
+        durability=_durability(dep),
+        verified={c.role: DesCheck(**c.details) for c in servers if c.details},
+        max_tps_at_slo=int(tps),
+        knee_engine="analytic, confirmed by the event simulation" if des_knee else "analytic",
+        headroom_pct=round((tps / req.tps - 1) * 100, 1))
 
 
-def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None,
-               progress: Any = None) -> dict[str, Any]:
-    t0 = time.perf_counter()
+def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None = None,
+               progress: Progress | None = None) -> MysqlSizeResult:
     stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
     deployments: list[Deployment] = []
     rejected: list[Candidate] = []
@@ -138,8 +147,6 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
     else:
         over = []
     deployments.sort(key=lambda d: (round(d.monthly_usd, 2), d.simplicity(), d.text))
-    elapsed = time.perf_counter() - t0
-    search = {**stats, "seconds": round(elapsed, 3)}
     if not deployments:
         # Explain the role nothing passed for: passing masters are no answer without a replica.
         pool = [c for c in rejected if c.role in blocked] or rejected
@@ -154,7 +161,7 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
                          f"${req.max_monthly_usd:,.2f}/month (cheapest ${cheapest:,.2f})")
         raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog")
     best = deployments[0]
-    rec = _deployment_json(best, req, catalog, measured, knee=True, des_knee=True)
+    rec = _deployment(best, req, catalog, measured, des_knee=True)
     alts = _alternatives(deployments, best, req, catalog, measured)
     role_price = {"master": best.master.monthly_usd,
                   "replica": best.replica.monthly_usd if best.replica else 0.0}
@@ -164,19 +171,14 @@ def size_mysql(req: SizeRequest, catalog: Catalog, measured: TxnIo | None = None
               ("replica", best.replica.spec if best.replica else "")}
     cheaper = sorted((c for c in rejected if c.monthly_usd <= role_price.get(c.role, 0.0) + 1e-9
                       and (c.role, c.spec) not in chosen), key=lambda c: c.monthly_usd)
-    return {
-        "kind": "size", "workload": "mysql",
-        "request": {k: getattr(req, k) for k in req.__dataclass_fields__},
-        "slo": req.slo_json(),
-        "recommendation": rec,
-        "alternatives": alts,
-        "rejected": [{"deployment": f"{c.role} {c.spec}", "monthly_usd": round(c.monthly_usd, 2),
-                      "stage": c.stage, "reason": c.reason} for c in _distinct(cheaper)[:12]],
-        "rejected_total": len(cheaper),
-        "search": {**search, "seconds": round(time.perf_counter() - t0, 3)},
-        "seed": req.seed, "model_version": MODEL_VERSION, "advisor_version": __version__,
-        "catalog_version": catalog.catalog_version,
-    }
+    return MysqlSizeResult(
+        request=req, slo=req.slo_json(), recommendation=rec, alternatives=tuple(alts),
+        rejected=tuple(Rejection(deployment=f"{c.role} {c.spec}",
+                                 monthly_usd=round(c.monthly_usd, 2), stage=c.stage,
+                                 reason=c.reason or "") for c in _distinct(cheaper)[:12]),
+        rejected_total=len(cheaper), search=SearchStats(**stats), seed=req.seed,
+        model_version=MODEL_VERSION, advisor_version=__version__,
+        catalog_version=catalog.catalog_version)
 
 
 def _distinct(cands: list[Candidate]) -> list[Candidate]:
@@ -194,8 +196,8 @@ def _distinct(cands: list[Candidate]) -> list[Candidate]:
     return out
 
 
-def _alternatives(deps: list[Deployment], best: Deployment, req: SizeRequest, catalog: Catalog,
-                  measured: TxnIo | None) -> list[dict[str, Any]]:
+def _alternatives(deps: list[Deployment], best: Deployment, req: MysqlSizeRequest,
+                  catalog: Catalog, measured: TxnIo | None) -> list[MysqlDeployment]:
     """3-5 deployments worth weighing against the recommendation, each with why."""
     def family(d: Deployment) -> str:
         return d.master.layout.spec.instance.split(".")[0]
@@ -220,23 +222,24 @@ def _alternatives(deps: list[Deployment], best: Deployment, req: SizeRequest, ca
          next((d for d in rest if d.replicas != best.replicas), None)),
         ("next cheapest", rest[0] if rest else None),
     ]
-    out: list[dict[str, Any]] = []
+    chosen: list[tuple[str, Deployment]] = []
     seen = {best.text}
     for why, d in picks:
         if d is None or d.text in seen:
             continue
         seen.add(d.text)
-        out.append({"why": why, **_deployment_json(d, req, catalog, measured, knee=True)})
-        if len(out) >= 4:
+        chosen.append((why, d))
+        if len(chosen) >= 4:
             break
     for d in rest:  # top up to three with the next cheapest distinct ones
-        if len(out) >= 3:
+        if len(chosen) >= 3:
             break
         if d.text not in seen:
             seen.add(d.text)
-            out.append({"why": "next cheapest", **_deployment_json(d, req, catalog, measured,
-                                                                   knee=True)})
+            chosen.append(("next cheapest", d))
+    out = [_deployment(d, req, catalog, measured, why=why) for why, d in chosen]
     if out:
-        best_ratio = max(out, key=lambda a: a["max_tps_at_slo"] / max(a["monthly_usd"], 1e-9))
-        best_ratio["why"] += "; most headroom per dollar of these"
+        i = max(range(len(out)), key=lambda k: out[k].max_tps_at_slo
+                / max(out[k].monthly_usd, 1e-9))
+        out[i] = replace(out[i], why=f"{out[i].why}; most headroom per dollar of these")
     return out

@@ -25,6 +25,7 @@ from advisor.cli import (
     validate_cmd,
 )
 from advisor.errors import AdvisorError, InfeasibleSlo
+from advisor.options import FieldError
 
 app = typer.Typer(
     name="advisor",
@@ -55,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     except InfeasibleSlo as exc:
         typer.echo(f"no layout meets the SLO: {exc}", err=True)
         return 1
+    except FieldError as exc:  # named as the command line names it
+        typer.echo(f"error: {exc.named(exc.flag)}", err=True)
+        return 2
     except AdvisorError as exc:
         typer.echo(f"error: {exc}", err=True)
         return 2

@@ -7,8 +7,11 @@ import typer
 from rich.table import Table
 
 from advisor.cli.common import CatalogOpt, Format, FormatOpt, console, emit_json, load, usd
+from advisor.cli.options import fixed, with_options
 from advisor.cli.report_cmd import ReportOpt, SaveOpt
-from advisor.errors import InvalidInput
+from advisor.options import FieldError
+from recommend.request import WORKLOAD, MysqlSizeRequest, size_fields, size_request
+from recommend.result import AerospikeCluster, MysqlDeployment, SizeResult
 
 HELP = """Recommend the cheapest instance + storage layout that meets your SLO.
 
@@ -28,133 +31,115 @@ def register(app: typer.Typer) -> None:
     app.command("size", help=HELP)(size)
 
 
-def size(
-    tps: Annotated[float, typer.Option(help="all transactions per second (mysql)")] = 627.0,
-    reads: Annotated[float, typer.Option(help="read transactions per write transaction")] = 3.25,
-    p99_ms: Annotated[float, typer.Option(help="SLO: transaction p99 latency bound (ms)")] = 10.0,
-    data_gb: Annotated[float,
-                       typer.Option(help="data size (GiB); layouts need data + 20 %")] = 100.0,
-    replicas: Annotated[str, typer.Option(help="read replicas: 0, 1, 2 ... or auto")] = "1",
-    workload: Annotated[str, typer.Option(help="mysql or aerospike")] = "mysql",
-    headroom: Annotated[float, typer.Option(help="the knee must reach tps x (1 + headroom)")] = 0.3,
-    peak_hours: Annotated[float, typer.Option(
-        help="hours a day at peak: burst credits count only if they last that long (24 = "
-        "sustained)")] = 24.0,
-    allow_ephemeral: Annotated[bool, typer.Option(
-        "--allow-ephemeral", help="allow instance store (only with >= 1 replica)")] = False,
-    max_monthly_usd: Annotated[float | None, typer.Option(help="budget cap")] = None,
-    region: Annotated[str | None, typer.Option(help="catalog region (built in: us-east-1)")] = None,
-    io_profile: Annotated[Path | None, typer.Option(
-        help="measured per-transaction I/O profile from advisor replay")] = None,
-    reads_per_sec: Annotated[float, typer.Option(help="aerospike: client reads/s")] = 0.0,
-    writes_per_sec: Annotated[float, typer.Option(help="aerospike: client writes/s")] = 0.0,
-    record_bytes: Annotated[int, typer.Option(help="aerospike: record size")] = 1536,
-    replication_factor: Annotated[int, typer.Option(help="aerospike: copies of each record")] = 2,
-    explain: Annotated[bool, typer.Option("--explain", help="print how the search went")] = False,
-    seed: Annotated[int, typer.Option(help="seed of the verifying event simulation")] = 1,
-    fmt: FormatOpt = Format.table,
-    out: Annotated[Path | None, typer.Option(help="also write the JSON result here")] = None,
-    catalog: CatalogOpt = None,
-    report: ReportOpt = None,
-    save: SaveOpt = False,
-) -> None:
-    from recommend.request import SizeRequest
+@with_options(
+    [WORKLOAD, *size_fields().values()],
+    fixed("io_profile", Annotated[Path | None, typer.Option(
+        help="measured per-transaction I/O profile from advisor replay")], None),
+    fixed("explain", Annotated[bool, typer.Option("--explain", help="print how the search "
+                                                  "went")], False),
+    fixed("fmt", FormatOpt, Format.table),
+    fixed("out", Annotated[Path | None, typer.Option(help="also write the JSON result here")],
+          None),
+    fixed("catalog", CatalogOpt, None),
+    fixed("report", ReportOpt, None),
+    fixed("save", SaveOpt, False),
+)
+def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | None,
+         catalog: list[Path] | None, report: Path | None, save: bool, **options: Any) -> None:
+    import time
+
+    from advisor.serial import to_json
     from recommend.run import run_size
 
-    if replicas == "auto":
-        reps: int | None = None
-    else:
-        try:
-            reps = int(replicas)
-        except ValueError:
-            raise InvalidInput(f"--replicas {replicas!r}: a whole number or auto") from None
+    req = size_request(options)
     cat = load(catalog)
-    if region is not None and region != cat.region:
-        raise InvalidInput(f"--region {region}: the catalog holds {cat.region}; add a user catalog "
-                           "with that region's prices (--catalog FILE)")
-    req = SizeRequest(workload=workload, tps=tps, reads=reads, p99_ms=p99_ms,  # type: ignore[arg-type]
-                      data_gb=data_gb, replicas=reps, headroom=headroom, peak_hours=peak_hours,
-                      allow_ephemeral=allow_ephemeral, max_monthly_usd=max_monthly_usd,
-                      region=region, reads_per_sec=reads_per_sec, writes_per_sec=writes_per_sec,
-                      record_bytes=record_bytes, replication_factor=replication_factor, seed=seed)
-    result = run_size(req, cat, io_profile_path=io_profile)
+    if req.region is not None and req.region != cat.region:
+        raise FieldError("region", req.region, f"the catalog holds {cat.region}; add a user "
+                         "catalog with that region's prices (--catalog FILE)")
+    measured = None
+    if io_profile is not None:
+        from workloads.mysql import measured_io
+        from workloads.real.io_profile_file import load_io_profile
+
+        measured = measured_io(load_io_profile(io_profile))
+    result = run_size(req, cat, measured=measured, clock=time.perf_counter)
+    data = to_json(result)
     if out is not None:
         from advisor.userfiles import write_json
 
-        write_json(out, result)
+        write_json(out, data)
     if fmt is Format.json:
-        emit_json(result)
+        emit_json(data)
     else:
         print_size(result, explain=explain)
     if report is not None or save:
         from advisor.cli.report_cmd import after_result
 
-        after_result("size", result["request"], result, report=report, save=save, catalog=cat)
+        after_result("size", data["request"], data, report=report, save=save, catalog=cat)
 
 
-def print_size(r: dict[str, Any], *, explain: bool = False) -> None:
-    rec = r["recommendation"]
-    slo = r["slo"]
-    if r["workload"] == "mysql":
-        q = r["request"]
-        console.print(f"[bold]Sizing[/bold] MySQL {q['tps']:g} tps at {q['reads']:g} reads/write, "
-                      f"{q['data_gb']:g} GiB, p99 <= {q['p99_ms']:g} ms with {q['headroom']:.0%} "
+def print_size(r: SizeResult, *, explain: bool = False) -> None:
+    rec = r.recommendation
+    slo = r.slo
+    if isinstance(r.request, MysqlSizeRequest):
+        q = r.request
+        console.print(f"[bold]Sizing[/bold] MySQL {q.tps:g} tps at {q.reads:g} reads/write, "
+                      f"{q.data_gb:g} GiB, p99 <= {q.p99_ms:g} ms with {q.headroom:.0%} "
                       f"headroom (knee >= {slo['target_tps']:,.0f} tps), {slo['durability']}")
     table = Table(title="Recommendation", title_justify="left", show_header=False)
     table.add_column("what", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
-    table.add_row("deployment", rec["deployment"])
-    table.add_row("monthly cost", f"{usd(rec['monthly_usd'])}" + _breakdown(rec))
-    if "p99_ms" in rec:
-        table.add_row("p99 at target", f"{rec['p99_ms']:,.2f} ms (at headroom load "
-                      f"{rec['p99_ms_at_headroom']:,.2f} ms)")
-    if "max_tps_at_slo" in rec:
-        table.add_row("max tps at SLO", f"{rec['max_tps_at_slo']:,} (headroom "
-                      f"{rec['headroom_pct']:,.0f} %)")
-    if "act" in rec:
-        table.add_row("ACT", rec["act"]["text"])
-    table.add_row("bottleneck", rec["bottleneck"])
-    dur = rec["durability"]
-    table.add_row("durability", "EPHEMERAL instance store" if dur["ephemeral"] else "EBS")
+    table.add_row("deployment", rec.deployment)
+    table.add_row("monthly cost", f"{usd(rec.monthly_usd)}" + _breakdown(rec))
+    if isinstance(rec, MysqlDeployment):
+        table.add_row("p99 at target", f"{rec.p99_ms:,.2f} ms (at headroom load "
+                      f"{rec.p99_ms_at_headroom:,.2f} ms)")
+        table.add_row("max tps at SLO", f"{rec.max_tps_at_slo:,} (headroom "
+                      f"{rec.headroom_pct:,.0f} %)")
+    elif rec.act is not None:
+        table.add_row("ACT", rec.act.text)
+    table.add_row("bottleneck", rec.bottleneck)
+    dur = rec.durability
+    table.add_row("durability", "EPHEMERAL instance store" if dur.ephemeral else "EBS")
     console.print(table)
-    for note in dur["notes"]:
+    for note in dur.notes:
         console.print(f"  · {note}")
-    if "act" in rec and rec["act"].get("slices"):
+    if isinstance(rec, AerospikeCluster) and rec.act is not None and rec.act.slices:
         from advisor.cli.simulate_db import print_act_slices
 
-        print_act_slices(rec["act"]["slices"], "ACT per time slice at the headroom load (% of "
+        print_act_slices(list(rec.act.slices), "ACT per time slice at the headroom load (% of "
                          "small reads over each threshold; passes below 5 / 1 / 0.1)")
-    if r["alternatives"]:
+    if r.alternatives:
         alt = Table(title="Alternatives", title_justify="left")
         for col in ("why", "deployment", "$/month", "max tps"):
             alt.add_column(col, overflow="fold")
-        for a in r["alternatives"]:
-            alt.add_row(a["why"], a["deployment"], f"{a['monthly_usd']:,.2f}",
-                        f"{a.get('max_tps_at_slo', '-'):,}" if "max_tps_at_slo" in a else "-")
+        for a in r.alternatives:
+            knee = f"{a.max_tps_at_slo:,}" if isinstance(a, MysqlDeployment) else "-"
+            alt.add_row(a.why or "", a.deployment, f"{a.monthly_usd:,.2f}", knee)
         console.print(alt)
-    if r["rejected"]:
-        rej = Table(title=f"Cheaper candidates rejected ({r['rejected_total']:,} in all; the "
+    if r.rejected:
+        rej = Table(title=f"Cheaper candidates rejected ({r.rejected_total:,} in all; the "
                     "cheapest shown)", title_justify="left")
         rej.add_column("candidate", overflow="fold")
         rej.add_column("$/month", justify="right")
         rej.add_column("why not", overflow="fold")
-        for x in r["rejected"][:8]:
-            rej.add_row(x["deployment"], f"{x['monthly_usd']:,.2f}", x["reason"])
+        for x in r.rejected[:8]:
+            rej.add_row(x.deployment, f"{x.monthly_usd:,.2f}", x.reason)
         console.print(rej)
     if explain:
-        s = r["search"]
-        console.print(f"[bold]Search:[/bold] {s['considered']:,} candidates considered, "
-                      f"{s['pruned']:,} pruned by hard limits, {s['screened']:,} screened "
-                      f"(analytic), {s['verified']:,} verified (event simulation) in "
-                      f"{s['seconds']:.2f} s; catalog {r['catalog_version']}, seed {r['seed']}")
+        s = r.search
+        took = f" in {s.seconds:.2f} s" if s.seconds is not None else ""
+        console.print(f"[bold]Search:[/bold] {s.considered:,} candidates considered, "
+                      f"{s.pruned:,} pruned by hard limits, {s.screened:,} screened "
+                      f"(analytic), {s.verified:,} verified (event simulation){took}; "
+                      f"catalog {r.catalog_version}, seed {r.seed}")
 
 
-def _breakdown(rec: dict[str, Any]) -> str:
-    c = rec.get("cost", {})
-    if "master" in c:
-        parts = [f"master {usd(c['master']['monthly_usd'])}"]
-        if c.get("replica_each"):
-            each = usd(c["replica_each"]["monthly_usd"])
-            parts.append(f"{len(rec['replicas'])} x replica {each}")
+def _breakdown(rec: MysqlDeployment | AerospikeCluster) -> str:
+    if isinstance(rec, MysqlDeployment):
+        parts = [f"master {usd(rec.cost.master.monthly_usd)}"]
+        if rec.cost.replica_each is not None:
+            each = usd(rec.cost.replica_each.monthly_usd)
+            parts.append(f"{len(rec.replicas)} x replica {each}")
         return " (" + " + ".join(parts) + ")"
     return ""

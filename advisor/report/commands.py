@@ -3,14 +3,8 @@
 import shlex
 from typing import Any
 
-SIZE_DEFAULTS: dict[str, Any] = {
-    "workload": "mysql", "tps": 627.0, "reads": 3.25, "p99_ms": 10.0, "data_gb": 100.0,
-    "replicas": 1, "headroom": 0.3, "peak_hours": 24.0, "allow_ephemeral": False,
-    "max_monthly_usd": None, "region": None, "reads_per_sec": 0.0, "writes_per_sec": 0.0,
-    "record_bytes": 1536, "replication_factor": 2,
-}
-MYSQL_ONLY = ("tps", "reads", "p99_ms", "replicas", "allow_ephemeral")
-AEROSPIKE_ONLY = ("reads_per_sec", "writes_per_sec", "record_bytes", "replication_factor")
+from advisor.options import changed
+from recommend.request import WORKLOAD, SizeRequest
 
 
 def _num(value: Any) -> str:
@@ -21,32 +15,29 @@ def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def size_command(request: dict[str, Any], seed: int | None) -> str:
-    """`advisor size ...` with every option that differs from its default, and the seed."""
-    args = ["advisor", "size"]
-    workload = request.get("workload", "mysql")
-    for name, default in SIZE_DEFAULTS.items():
-        value = request.get(name, default)
-        if name in AEROSPIKE_ONLY and workload != "aerospike":
-            continue
-        if name in MYSQL_ONLY and workload == "aerospike" and name != "allow_ephemeral":
-            continue
-        if name == "tps" and workload == "mysql":  # always shown: the question itself
-            args += ["--tps", _num(value)]
-            continue
-        if name == "reads" and workload == "mysql":
-            args += ["--reads", _num(value)]
-            continue
-        if value == default:
-            continue
-        if name == "replicas":
-            args += ["--replicas", "auto" if value is None else str(value)]
-        elif name == "allow_ephemeral":
-            args.append("--allow-ephemeral")
+def options_args(obj: Any) -> list[str]:
+    """The flags that set every option of a declared request that matters: the question
+    (always-shown options) first, then those off their default, the seed last."""
+    args: list[str] = []
+    pairs = sorted(changed(obj), key=lambda p: (p[0].name == "seed",
+                                                p[0].opt.reproduce != "always"))
+    for d, value in pairs:
+        if d.type is bool:
+            if value:
+                args.append(d.flag)
+        elif d.opt.text is not None:
+            args += [d.flag, d.opt.text[1](value)]
         else:
-            args += [_flag(name), _num(value)]
-    args += ["--seed", str(seed if seed is not None else request.get("seed", 1))]
-    return shlex.join(args)
+            args += [d.flag, _num(value)]
+    return args
+
+
+def size_command(request: SizeRequest) -> str:
+    """`advisor size ...` that reproduces the request, generated from its declarations."""
+    args = ["advisor", "size"]
+    if request.workload != WORKLOAD.default:
+        args += ["--workload", request.workload]
+    return shlex.join(args + options_args(request))
 
 
 _SIZE_OF = {4096: "4k", 8192: "8k", 16384: "16k", 32768: "32k", 65536: "64k",

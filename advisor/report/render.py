@@ -16,7 +16,7 @@ from markupsafe import Markup, escape
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
-from advisor.errors import InvalidInput
+from advisor.errors import AdvisorError, InvalidInput
 
 TEMPLATE_PACKAGE = "templates"
 RENDERED_KINDS = ("size", "simulate", "replay")
@@ -96,7 +96,7 @@ def render_report(result: dict[str, Any], *, catalog: Catalog | None = None,
         if kind == "size":
             from advisor.report.size_view import size_context
 
-            ctx = size_context(result, catalog)
+            ctx = size_context(*_size_parts(result, catalog))
         elif kind == "simulate":
             from advisor.report.simulate_view import simulate_context
 
@@ -114,6 +114,21 @@ def render_report(result: dict[str, Any], *, catalog: Catalog | None = None,
                catalog_version=result.get("catalog_version", "-"), run_id=run_id,
                created_at=created_at, rendered_by=__version__, css=Markup(_load("report.css")))
     return ENV.get_template(f"{ctx['kind']}.html.j2").render(**ctx)
+
+
+def _size_parts(result: dict[str, Any], catalog: Catalog | None) -> tuple[Any, Any, str | None]:
+    """The typed size result, its curves (computed by the core, when a catalog is given) and
+    why they are missing, if they are."""
+    from recommend.curves import size_curves
+    from recommend.result import load_size_result
+
+    typed = load_size_result(result)
+    if catalog is None:
+        return typed, None, None
+    try:
+        return typed, size_curves(typed, catalog), None
+    except AdvisorError as exc:  # a layout this catalog no longer knows
+        return typed, None, f"curves not drawn: {exc}"
 
 
 def _other_context(result: dict[str, Any]) -> dict[str, Any]:

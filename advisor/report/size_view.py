@@ -1,9 +1,8 @@
-"""What the sizing report shows, computed from a `size` result (and the catalog for the curves).
+"""What the sizing report shows, read from a typed `size` result and the curves the core
+computed for it (`recommend.curves.size_curves`); nothing here runs a model.
 
-The latency-vs-load curves are not in the result: they are recomputed here with the analytic
-engine on the recommended (and alternative) deployments, a few dozen milliseconds each. MySQL
-curves plot transaction p50/p99 against total TPS; Aerospike curves plot ACT's three threshold
-percentages against the per-node load.
+MySQL curves plot transaction p50/p99 against total TPS; Aerospike curves plot ACT's three
+threshold percentages against the per-node load.
 """
 
 from itertools import pairwise
@@ -11,70 +10,40 @@ from typing import Any
 
 from markupsafe import Markup
 
-from advisor.catalog.model import Catalog
-from advisor.errors import AdvisorError
-from advisor.layout import resolve
 from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart
 from advisor.report.commands import size_command
 from advisor.report.common import cost_table, fmt_usd, fmt_value, timeline_chart
+from recommend.curves import SizeCurves
+from recommend.request import MysqlSizeRequest
+from recommend.result import (
+    AerospikeCluster,
+    AerospikeSizeResult,
+    MysqlDeployment,
+    MysqlSizeResult,
+    SizeResult,
+)
+from workloads.aerospike import ACT_LIMITS
 
-CURVE_POINTS = 16
-MAX_DEPLOYMENTS_ON_CHART = 4
-SATURATED_MS = 60_000.0
 
-
-def _mysql_curves(result: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
-    from workloads.mysql import MysqlParams
-    from workloads.mysql_run import Deployment, simulate_mysql
-
-    req, slo, rec = result["request"], result["slo"], result["recommendation"]
-    deps = [("recommended", rec)] + [(f"alternative {i + 1}", a) for i, a in
-                                     enumerate(result["alternatives"])]
-    deps = deps[:MAX_DEPLOYMENTS_ON_CHART]
-    top = max([slo["target_tps"] * 1.5] + [d.get("max_tps_at_slo", 0) * 1.3 for _, d in deps])
-    knee = rec.get("max_tps_at_slo")
-    grid = [round(top * (i + 1) / CURVE_POINTS, 1) for i in range(CURVE_POINTS)]
-    extra = [slo["target_tps"], float(knee), round(knee * 1.01, 1)] if knee else \
-        [slo["target_tps"]]
-    loads = sorted(set(grid + extra))
+def _mysql_chart(result: MysqlSizeResult, curves: SizeCurves) -> dict[str, Any]:
+    req, slo, rec = result.request, result.slo, result.recommendation
+    knee = rec.max_tps_at_slo
+    loads = list(curves.x)
     series: list[Series] = []
-    beyond: list[str] = []
-    timeline: dict[str, Any] | None = None
-    for n, (name, dep) in enumerate(deps):
-        master = resolve(dep["master"], catalog)
-        replicas = dep.get("replicas") or []
-        replica = resolve(replicas[0], catalog) if replicas else None
-        params = MysqlParams(tps=req["tps"], reads_per_write=req["reads"],
-                             replicas=len(replicas), data_gb=req["data_gb"])
-        d = Deployment(master=master, replica=replica)
-        sim = simulate_mysql(d, catalog, params, tps_levels=loads, engine="analytic",
-                             duration_s=req["peak_hours"] * 3600, warmup_s=0.0,
-                             p99_ms=req["p99_ms"], seed=result.get("seed", 1))
+    for n, c in enumerate(curves.curves):
         colour = PALETTE[n % len(PALETTE)]
-        tx = [lv["latency_ms"]["transaction"] for lv in sim["levels"]]
-        label = name if name == "recommended" else f"{name}"
-        series.append(Series(label=f"{label} · p99", x=loads, y=[t["p99"] for t in tx],
+        series.append(Series(label=f"{c.label} · p99", x=loads, y=list(c.y["p99"]),
                              colour=colour, emphasis=n == 0, marker="o" if n == 0 else None))
-        series.append(Series(label=f"{label} · p50", x=loads, y=[t["p50"] for t in tx],
+        series.append(Series(label=f"{c.label} · p50", x=loads, y=list(c.y["p50"]),
                              colour=colour, dashed=True, marker=None, emphasis=n == 0))
-        if n == 0:
-            fail = next((lv for lv in sim["levels"] if not lv["meets_slo"]
-                         and (knee is None or lv["offered_tps"] > knee)), None)
-            if fail is not None:
-                beyond = [f"at {fail['offered_tps']:,.0f} tps: {_plain(why, fail)}"
-                          for why in fail["reasons"]]
-            at_target = simulate_mysql(d, catalog, params, tps_levels=[req["tps"]],
-                                       engine="analytic", duration_s=req["peak_hours"] * 3600,
-                                       warmup_s=0.0, p99_ms=req["p99_ms"])
-            timeline = at_target["levels"][0]
     p99_at_knee = _interpolate(loads, series[0].y, knee) if knee else None
-    marks = [Mark(label=f"SLO p99 ≤ {req['p99_ms']:g} ms", y=req["p99_ms"]),
+    marks = [Mark(label=f"SLO p99 ≤ {req.p99_ms:g} ms", y=req.p99_ms),
              Mark(label=f"target {slo['target_tps']:,.0f} tps (with headroom)",
                   x=slo["target_tps"], colour="#6b7280", style=":")]
     if knee and p99_at_knee is not None:
         marks.append(Mark(label=f"knee {knee:,.0f} tps (recommended)", x=knee, y=p99_at_knee,
                           colour="#111827"))
-    ymax = req["p99_ms"] * 3
+    ymax = req.p99_ms * 3
     chart = LineChart(title="Transaction latency vs load", xlabel="offered load (transactions/s)",
                       ylabel="latency (ms)", series=series, marks=marks, ymax=ymax,
                       shade_from=knee, shade_label="beyond the recommended knee")
@@ -84,18 +53,7 @@ def _mysql_curves(result: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
                         "are cut off. The knee is the sizing search's (event simulation "
                         "confirms it), so it can sit below where the p99 line crosses the SLO "
                         "when another limit (burst credits, replica apply rate, CPU) binds first."),
-            "beyond": beyond, "timeline": timeline}
-
-
-def _plain(reason: str, level: dict[str, Any]) -> str:
-    """A reason in words when the number has no meaning (a queue that never drains)."""
-    p99 = level["latency_ms"]["transaction"]["p99"]
-    if reason.startswith("transaction p99") and p99 is not None and p99 > SATURATED_MS:
-        worst = [s["bottleneck"] for s in level["servers"]
-                 if (s["latency_ms"]["transaction"]["p99"] or 0) > SATURATED_MS]
-        return ("saturated: the queue grows for the rest of the day, transaction p99 beyond "
-                f"{SATURATED_MS / 1000:g} s" + (f" ({'; '.join(worst)})" if worst else ""))
-    return reason
+            "beyond": list(curves.beyond), "timeline": curves.timeline}
 
 
 def _interpolate(xs: list[float], ys: Any, x: float) -> float | None:
@@ -106,23 +64,11 @@ def _interpolate(xs: list[float], ys: Any, x: float) -> float | None:
     return None
 
 
-def _act_curves(result: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
-    from workloads.aerospike import ACT_LIMITS, ActLoad, simulate_act
-
-    req, rec = result["request"], result["recommendation"]
-    per = rec["per_node_load"]
-    layout = resolve(rec["layout"], catalog)
-    fractions = (0.25, 0.5, 0.75, 1.0, 1.0 + req["headroom"], 1.6, 2.0, 2.5)
-    loads = [({"load": f}, ActLoad(reads_per_sec=per["client_reads_per_sec"] * f,
-                                   writes_per_sec=per["client_writes_per_sec"] * f,
-                                   record_bytes=req["record_bytes"],
-                                   replication_factor=req["replication_factor"]))
-             for f in sorted(set(fractions))]
-    sim = simulate_act(layout, catalog, loads, duration_s=20.0, seed=result.get("seed", 1))
-    xs = [lv["load"]["load"] * per["client_reads_per_sec"] for lv in sim["levels"]]
-    series = [Series(label=f"% of reads > {ms} ms", x=xs,
-                     y=[max(lv["act"]["max"][f"gt_{ms}ms_pct"], 1e-3) for lv in sim["levels"]],
-                     colour=PALETTE[i]) for i, (ms, _) in enumerate(ACT_LIMITS)]
+def _act_chart(result: AerospikeSizeResult, curves: SizeCurves) -> dict[str, Any]:
+    per = result.recommendation.per_node_load
+    xs = list(curves.x)
+    series = [Series(label=c.label, x=xs, y=list(c.y["pct"]), colour=PALETTE[i])
+              for i, c in enumerate(curves.curves)]
     marks = [Mark(label=f"limit {lim:g} % > {ms} ms", y=lim, colour=PALETTE[i], style=":")
              for i, (ms, lim) in enumerate(ACT_LIMITS)]
     marks.append(Mark(label="per-node load at target", x=per["client_reads_per_sec"],
@@ -134,41 +80,42 @@ def _act_curves(result: dict[str, Any], catalog: Catalog) -> dict[str, Any]:
     return {"svg": Markup(line_chart(chart, "curve")),
             "caption": "Event simulation, 20 s per load, worst of ACT's time slices; a load "
                        "passes while every line stays under its dotted limit (log scale).",
-            "beyond": [], "timeline": sim["levels"][min(3, len(sim["levels"]) - 1)]}
+            "beyond": [], "timeline": curves.timeline}
 
 
-def _deployment_row(name: str, d: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "deployment": d["deployment"], "monthly_usd": fmt_usd(d["monthly_usd"]),
-            "max_tps": fmt_value(d.get("max_tps_at_slo")),
-            "p99": fmt_value(d.get("p99_ms"), " ms"),
-            "headroom": fmt_value(d.get("headroom_pct"), " %"),
-            "bottleneck": d.get("bottleneck", ""),
-            "ephemeral": d.get("durability", {}).get("ephemeral", d.get("ephemeral", False))}
+def _deployment_row(d: MysqlDeployment | AerospikeCluster) -> dict[str, Any]:
+    row = {"name": d.why or "", "deployment": d.deployment, "monthly_usd": fmt_usd(d.monthly_usd),
+           "max_tps": "-", "p99": "-", "headroom": "-", "bottleneck": d.bottleneck,
+           "ephemeral": d.durability.ephemeral}
+    if isinstance(d, MysqlDeployment):
+        row.update(max_tps=fmt_value(d.max_tps_at_slo), p99=fmt_value(d.p99_ms, " ms"),
+                   headroom=fmt_value(d.headroom_pct, " %"))
+    return row
 
 
-def _request_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
-    q = result["request"]
-    if result["workload"] == "aerospike":
-        rows = [("workload", "Aerospike (ACT model)"),
-                ("client reads/s", f"{q['reads_per_sec']:,.0f}"),
-                ("client writes/s", f"{q['writes_per_sec']:,.0f}"),
-                ("record size", f"{q['record_bytes']:,} B"),
-                ("replication factor", str(q["replication_factor"]))]
-    else:
+def _request_rows(result: SizeResult) -> list[tuple[str, str]]:
+    q = result.request
+    if isinstance(q, MysqlSizeRequest):
         rows = [("workload", "MySQL master + replicas (InnoDB)"),
-                ("transactions/s", f"{q['tps']:,.0f}"),
-                ("reads per write", f"{q['reads']:g} ({1 / (1 + q['reads']):.1%} writes)"),
-                ("replicas", "auto" if q["replicas"] is None else str(q["replicas"]))]
-    rows += [("data", f"{q['data_gb']:,g} GiB"), ("headroom", f"{q['headroom']:.0%}"),
-             ("peak hours a day", f"{q['peak_hours']:g}"),
-             ("instance store", "allowed" if q["allow_ephemeral"] else "not allowed"),
-             ("budget", fmt_usd(q["max_monthly_usd"]) + "/month" if q["max_monthly_usd"]
+                ("transactions/s", f"{q.tps:,.0f}"),
+                ("reads per write", f"{q.reads:g} ({1 / (1 + q.reads):.1%} writes)"),
+                ("replicas", "auto" if q.replicas is None else str(q.replicas))]
+    else:
+        rows = [("workload", "Aerospike (ACT model)"),
+                ("client reads/s", f"{q.reads_per_sec:,.0f}"),
+                ("client writes/s", f"{q.writes_per_sec:,.0f}"),
+                ("record size", f"{q.record_bytes:,} B"),
+                ("replication factor", str(q.replication_factor))]
+    rows += [("data", f"{q.data_gb:,g} GiB"), ("headroom", f"{q.headroom:.0%}"),
+             ("peak hours a day", f"{q.peak_hours:g}"),
+             ("instance store", "allowed" if q.allow_ephemeral else "not allowed"),
+             ("budget", fmt_usd(q.max_monthly_usd) + "/month" if q.max_monthly_usd
               else "none")]
     return rows
 
 
-def _slo_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
-    slo = result["slo"]
+def _slo_rows(result: SizeResult) -> list[tuple[str, str]]:
+    slo = result.slo
     if "act" in slo:
         a = slo["act"]
         return [("ACT thresholds", f"< {a['gt_1ms_pct']:g} % of reads > 1 ms, < "
@@ -180,76 +127,82 @@ def _slo_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
             ("durability", slo["durability"])]
 
 
-def _costs(rec: dict[str, Any]) -> list[dict[str, Any]]:
-    c = rec.get("cost", {})
-    out = []
-    if "master" in c:
-        out.append(cost_table(f"master {rec['master']}", c["master"]))
-        if c.get("replica_each") and rec.get("replicas"):
-            n = len(rec["replicas"])
-            out.append(cost_table(f"each replica ({n} x) {rec['replicas'][0]}", c["replica_each"]))
-    if "node_each" in c:
-        out.append(cost_table(f"each node ({rec['nodes']} x) {rec['layout']}", c["node_each"]))
+def _costs(rec: MysqlDeployment | AerospikeCluster) -> list[dict[str, Any]]:
+    from advisor.serial import to_json
+
+    if isinstance(rec, AerospikeCluster):
+        return [cost_table(f"each node ({rec.nodes} x) {rec.layout}", to_json(rec.cost.node_each))]
+    out = [cost_table(f"master {rec.master}", to_json(rec.cost.master))]
+    if rec.cost.replica_each is not None and rec.replicas:
+        out.append(cost_table(f"each replica ({len(rec.replicas)} x) {rec.replicas[0]}",
+                              to_json(rec.cost.replica_each)))
     return out
 
 
-def size_context(result: dict[str, Any], catalog: Catalog | None) -> dict[str, Any]:
-    """Everything the size template shows; curves need the catalog (skipped without it)."""
-    rec = result["recommendation"]
-    mysql = result["workload"] == "mysql"
-    q = result["request"]
-    title = (f"MySQL {q['tps']:,.0f} tps at {q['reads']:g} reads/write" if mysql else
-             f"Aerospike {q['reads_per_sec']:,.0f} reads/s + {q['writes_per_sec']:,.0f} writes/s")
-    curves: dict[str, Any] | None = None
-    curve_error = None
-    if catalog is not None:
-        try:
-            curves = (_mysql_curves if mysql else _act_curves)(result, catalog)
-        except AdvisorError as exc:  # a layout this catalog no longer knows
-            curve_error = f"curves not drawn: {exc}"
-    burst = None
-    if curves and curves.get("timeline"):
-        burst = timeline_chart(curves["timeline"], "burst", at=(
-            f"{q['tps']:,.0f} tps" if mysql else "the requested load"),
-            hours=q["peak_hours"] if mysql else None)
-    summary = (f"{rec['deployment']} for {fmt_usd(rec['monthly_usd'])}/month")
-    facts = [("monthly cost", fmt_usd(rec["monthly_usd"]))]
-    if mysql:
-        facts += [("p99 at target load", fmt_value(rec.get("p99_ms"), " ms")),
-                  ("p99 with headroom", fmt_value(rec.get("p99_ms_at_headroom"), " ms")),
-                  ("knee (max tps at SLO)", fmt_value(rec.get("max_tps_at_slo"))),
-                  ("headroom", fmt_value(rec.get("headroom_pct"), " %")),
-                  ("usable capacity", fmt_value(rec.get("capacity_gib"), " GiB"))]
+def size_context(result: SizeResult, curves: SizeCurves | None,
+                 curve_error: str | None = None) -> dict[str, Any]:
+    """Everything the size template shows (no curves when none were computed)."""
+    rec = result.recommendation
+    q = result.request
+    mysql = isinstance(result, MysqlSizeResult)
+    if isinstance(q, MysqlSizeRequest):
+        title = f"MySQL {q.tps:,.0f} tps at {q.reads:g} reads/write"
     else:
-        facts += [("nodes", str(rec["nodes"])), ("ACT", rec["act"]["text"])]
-    verified = [(role, v) for role, v in rec.get("verified", {}).items()]
+        title = f"Aerospike {q.reads_per_sec:,.0f} reads/s + {q.writes_per_sec:,.0f} writes/s"
+    chart: dict[str, Any] | None = None
+    if curves is not None:
+        chart = _mysql_chart(result, curves) if isinstance(result, MysqlSizeResult) else \
+            _act_chart(result, curves)
+    burst = None
+    if chart and chart.get("timeline"):
+        burst = timeline_chart(chart["timeline"], "burst", at=(
+            f"{q.tps:,.0f} tps" if isinstance(q, MysqlSizeRequest) else "the requested load"),
+            hours=q.peak_hours if mysql else None)
+    facts = [("monthly cost", fmt_usd(rec.monthly_usd))]
+    if isinstance(rec, MysqlDeployment):
+        facts += [("p99 at target load", fmt_value(rec.p99_ms, " ms")),
+                  ("p99 with headroom", fmt_value(rec.p99_ms_at_headroom, " ms")),
+                  ("knee (max tps at SLO)", fmt_value(rec.max_tps_at_slo)),
+                  ("headroom", fmt_value(rec.headroom_pct, " %")),
+                  ("usable capacity", fmt_value(rec.capacity_gib, " GiB"))]
+        verified = [(role, {"des_p99_ms_at_headroom": v.des_p99_ms_at_headroom,
+                            "des_requests": v.des_requests}) for role, v in rec.verified.items()]
+        knee_engine: str | None = rec.knee_engine
+        act_slices: list[Any] = []
+    else:
+        facts += [("nodes", str(rec.nodes)), ("ACT", rec.act.text if rec.act else "-")]
+        verified, knee_engine = [], None
+        act_slices = list(rec.act.slices) if rec.act else []
+    from advisor.serial import to_json
+
     return {
-        "kind": "size", "title": f"Sizing report — {title}", "summary": summary,
+        "kind": "size", "title": f"Sizing report — {title}",
+        "summary": f"{rec.deployment} for {fmt_usd(rec.monthly_usd)}/month",
         "request_rows": _request_rows(result), "slo_rows": _slo_rows(result),
-        "rec": rec, "facts": facts, "knee_engine": rec.get("knee_engine"),
+        "rec": rec, "facts": facts, "knee_engine": knee_engine,
         "costs": _costs(rec), "verified": verified,
-        "bottlenecks": [b.strip() for b in rec.get("bottleneck", "").split(";") if b.strip()],
-        "alternatives": [_deployment_row(a.get("why", ""), a) for a in result["alternatives"]],
-        "rejected": result["rejected"], "rejected_total": result.get("rejected_total", 0),
-        "curves": curves, "curve_error": curve_error, "burst": burst,
-        "durability": rec.get("durability", {}), "search": result.get("search", {}),
-        "command": size_command(q, result.get("seed")), "seed": result.get("seed"),
-        "act_slices": rec.get("act", {}).get("slices", []) if not mysql else [],
-        "assumptions": _assumptions(result),
+        "bottlenecks": [b.strip() for b in rec.bottleneck.split(";") if b.strip()],
+        "alternatives": [_deployment_row(a) for a in result.alternatives],
+        "rejected": [to_json(r) for r in result.rejected],
+        "rejected_total": result.rejected_total,
+        "curves": chart, "curve_error": curve_error, "burst": burst,
+        "durability": to_json(rec.durability), "search": to_json(result.search),
+        "command": size_command(result.request), "seed": result.seed,
+        "act_slices": act_slices, "assumptions": _assumptions(result),
     }
 
 
-def _assumptions(result: dict[str, Any]) -> list[str]:
-    q = result["request"]
-    common = [f"Prices: on-demand {result.get('catalog_version', '?')} catalog (us-east-1 unless "
+def _assumptions(result: SizeResult) -> list[str]:
+    q = result.request
+    common = [f"Prices: on-demand {result.catalog_version} catalog (us-east-1 unless "
               "a user catalog says otherwise), 730 hours a month; no reserved or savings-plan "
               "discounts, no data transfer or snapshot costs.",
-              f"Load is sustained {q['peak_hours']:g} h a day at the rate asked for: burst "
+              f"Load is sustained {q.peak_hours:g} h a day at the rate asked for: burst "
               "credits only count if they last that long.",
               "The model is only as good as its calibration: check it against a replay or fio "
               "run on the recommended layout before committing (advisor replay / calibrate)."]
-    if result["workload"] == "mysql":
-        return [f"Data {q['data_gb']:g} GiB, every layout sized for data + 20 % (logs, temp "
+    if isinstance(result, MysqlSizeResult):
+        return [f"Data {q.data_gb:g} GiB, every layout sized for data + 20 % (logs, temp "
                 "space, growth); InnoDB buffer pool 75 % of the instance's RAM.",
                 "I/O per transaction from the model's InnoDB defaults (sysbench "
                 "oltp_read_write-like rows, redo + binlog fsync per commit with group commit, "

@@ -14,6 +14,7 @@ from advisor.catalog.model import Catalog
 from advisor.errors import AdvisorError, InfeasibleSlo
 from advisor.layout import resolve
 from advisor.layout.cost import monthly_usd
+from advisor.serial import to_json
 from advisor.sim.plan import compile_plan
 from recommend.candidates import Demand, candidate_specs
 from recommend.mysql_search import (
@@ -25,12 +26,18 @@ from recommend.mysql_search import (
     search_role,
     server_for,
 )
-from recommend.request import SizeRequest
-from recommend.run import run_size
+from recommend.request import MysqlSizeRequest
+from recommend.run import run_size as run_typed
 from workloads.mysql import MysqlParams
 from workloads.mysql_run import Deployment, simulate_mysql
 
-REQ = SizeRequest(tps=627, reads=3.25)
+
+def run_size(req: MysqlSizeRequest, catalog: Catalog) -> dict[str, Any]:
+    """The sizing as its JSON (the contract these tests pin)."""
+    return to_json(run_typed(req, catalog))  # type: ignore[no-any-return]
+
+
+REQ = MysqlSizeRequest(tps=627, reads=3.25)
 
 
 @pytest.fixture(scope="module")
@@ -166,8 +173,8 @@ def test_allowing_ephemeral_picks_cheaper_instance_store_and_says_what_is_lost(
         catalog: Catalog) -> None:
     """627 tps at p99 <= 5 ms: EBS only needs a large master; with --allow-ephemeral the search
     takes the cheaper local NVMe master and states that its data is lost on stop."""
-    ebs = run_size(SizeRequest(tps=627, reads=3.25, p99_ms=5), catalog)["recommendation"]
-    eph = run_size(SizeRequest(tps=627, reads=3.25, p99_ms=5, allow_ephemeral=True),
+    ebs = run_size(MysqlSizeRequest(tps=627, reads=3.25, p99_ms=5), catalog)["recommendation"]
+    eph = run_size(MysqlSizeRequest(tps=627, reads=3.25, p99_ms=5, allow_ephemeral=True),
                    catalog)["recommendation"]
     assert ebs["durability"]["ephemeral"] is False
     assert eph["durability"]["ephemeral"] is True
@@ -182,8 +189,8 @@ def test_allowing_ephemeral_picks_cheaper_instance_store_and_says_what_is_lost(
 
 def test_instance_store_is_never_used_without_a_replica(catalog: Catalog) -> None:
     """--replicas 0 --allow-ephemeral: the only copy must be on EBS."""
-    rec = run_size(SizeRequest(tps=627, reads=3.25, p99_ms=5, replicas=0, allow_ephemeral=True),
-                   catalog)["recommendation"]
+    req = MysqlSizeRequest(tps=627, reads=3.25, p99_ms=5, replicas=0, allow_ephemeral=True)
+    rec = run_size(req, catalog)["recommendation"]
     assert rec["replicas"] == []
     assert rec["durability"]["ephemeral"] is False
 
@@ -195,7 +202,7 @@ def test_ten_million_tps_is_infeasible_with_the_nearest_candidates(catalog: Cata
     """--tps 10,000,000 is a valid question: no server has the CPU, and the answer says so for
     the nearest (largest) candidates."""
     with pytest.raises(InfeasibleSlo) as info:
-        run_size(SizeRequest(tps=10_000_000, reads=3.25), catalog)
+        run_size(MysqlSizeRequest(tps=10_000_000, reads=3.25), catalog)
     message = str(info.value)
     assert message.count("/month): CPU") == 5
     assert message.count("busy at 13,000,000 tps") == 5
@@ -206,7 +213,7 @@ def test_when_no_replica_keeps_up_the_answer_says_so(catalog: Catalog) -> None:
     """4,000 GiB at 1,200 tps: masters pass, but one SQL thread cannot apply 282 writes/s with
     ~8 page reads each on EBS; the nearest candidates named are replicas, with that reason."""
     with pytest.raises(InfeasibleSlo) as info:
-        run_size(SizeRequest(tps=1200, reads=3.25, data_gb=4000), catalog)
+        run_size(MysqlSizeRequest(tps=1200, reads=3.25, data_gb=4000), catalog)
     message = str(info.value)
     assert message.count("/month): ") == 5
     assert message.count("replica falls behind at target load: applies") == 5

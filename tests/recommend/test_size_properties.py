@@ -18,8 +18,14 @@ from advisor.catalog.model import Catalog
 from advisor.errors import InfeasibleSlo
 from advisor.layout import resolve
 from advisor.layout.describe import usable_capacity_gib
-from recommend.request import FREE_SPACE_MARGIN, SizeRequest
-from recommend.run import run_size
+from advisor.serial import to_json
+from recommend.request import FREE_SPACE_MARGIN, MysqlSizeRequest
+from recommend.run import run_size as run_typed
+
+
+def run_size(req: MysqlSizeRequest, catalog: Catalog) -> dict[str, Any]:
+    """The sizing as its JSON (the contract these tests pin)."""
+    return to_json(run_typed(req, catalog))  # type: ignore[no-any-return]
 
 TPS = (100.0, 300.0, 627.0, 900.0, 1200.0, 1600.0, 2500.0)
 P99_MS = (4.0, 5.0, 7.0, 10.0, 20.0)
@@ -33,7 +39,7 @@ def catalog() -> Catalog:
 
 
 @cache
-def _search(req: SizeRequest) -> dict[str, Any] | Exception | None:
+def _search(req: MysqlSizeRequest) -> dict[str, Any] | Exception | None:
     try:
         return run_size(req, catalog())["recommendation"]
     except InfeasibleSlo:
@@ -42,7 +48,7 @@ def _search(req: SizeRequest) -> dict[str, Any] | Exception | None:
         return exc
 
 
-def recommendation(req: SizeRequest) -> dict[str, Any] | None:
+def recommendation(req: MysqlSizeRequest) -> dict[str, Any] | None:
     """The recommendation for `req`, or None when no layout meets the SLO."""
     out = _search(req)
     if isinstance(out, Exception):
@@ -50,7 +56,7 @@ def recommendation(req: SizeRequest) -> dict[str, Any] | None:
     return out
 
 
-def cost(req: SizeRequest) -> float:
+def cost(req: MysqlSizeRequest) -> float:
     rec = recommendation(req)
     return math.inf if rec is None else float(rec["monthly_usd"])
 
@@ -66,7 +72,7 @@ def pair(values: tuple[float, ...]) -> st.SearchStrategy[tuple[float, float]]:
 def test_raising_tps_never_yields_a_cheaper_recommendation(tps: tuple[float, float]) -> None:
     """size(tps=a) <= size(tps=b) for a <= b, everything else the default request."""
     low, high = tps
-    assert cost(SizeRequest(tps=low)) <= cost(SizeRequest(tps=high))
+    assert cost(MysqlSizeRequest(tps=low)) <= cost(MysqlSizeRequest(tps=high))
 
 
 @SEARCH
@@ -74,7 +80,7 @@ def test_raising_tps_never_yields_a_cheaper_recommendation(tps: tuple[float, flo
 def test_lowering_p99_never_yields_a_cheaper_recommendation(p99: tuple[float, float]) -> None:
     """A tighter latency bound never costs less: size(p99=a) >= size(p99=b) for a <= b."""
     tight, loose = p99
-    assert cost(SizeRequest(p99_ms=tight)) >= cost(SizeRequest(p99_ms=loose))
+    assert cost(MysqlSizeRequest(p99_ms=tight)) >= cost(MysqlSizeRequest(p99_ms=loose))
 
 
 @settings(max_examples=8, deadline=None, derandomize=True, database=None)
@@ -82,8 +88,8 @@ def test_lowering_p99_never_yields_a_cheaper_recommendation(p99: tuple[float, fl
 def test_allowing_ephemeral_never_yields_a_dearer_recommendation(tps: float,
                                                                  p99_ms: float) -> None:
     """--allow-ephemeral only adds candidates: the answer is never dearer than EBS only."""
-    ebs = SizeRequest(tps=tps, p99_ms=p99_ms)
-    eph = SizeRequest(tps=tps, p99_ms=p99_ms, allow_ephemeral=True)
+    ebs = MysqlSizeRequest(tps=tps, p99_ms=p99_ms)
+    eph = MysqlSizeRequest(tps=tps, p99_ms=p99_ms, allow_ephemeral=True)
     assert cost(eph) <= cost(ebs)
 
 
@@ -91,7 +97,7 @@ def test_allowing_ephemeral_never_yields_a_dearer_recommendation(tps: float,
 @given(st.sampled_from(DATA_GB), st.sampled_from((100.0, 627.0, 900.0)))
 def test_recommendation_always_holds_the_data_plus_margin(data_gb: float, tps: float) -> None:
     """Master and every replica have usable capacity >= data x 1.2."""
-    rec = recommendation(SizeRequest(tps=tps, data_gb=data_gb))
+    rec = recommendation(MysqlSizeRequest(tps=tps, data_gb=data_gb))
     assume(rec is not None)
     assert rec is not None
     needed = data_gb * (1 + FREE_SPACE_MARGIN)

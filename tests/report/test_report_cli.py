@@ -109,7 +109,7 @@ def test_report_of_a_stored_run(capsys: pytest.CaptureFixture[str], tmp_path: Pa
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["report", "/nonexistent/r.json"], "error: /nonexistent/r.json: result file not found"),
-    (["report", str(GOLDEN / "size_627_seed1.txt")], "not JSON"),
+    (["report", str(Path(__file__))], "not JSON"),
     (["report", "--run", "0123abcd"], "--run 0123abcd: no such run"),
     (["report"], "give a result file or --run ID"),
     (["report", str(GOLDEN / "size_627_seed1.json"), "-o", "/nonexistent/dir/x.html"],
