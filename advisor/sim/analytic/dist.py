@@ -1,0 +1,130 @@
+"""Distributions on a deterministic quantile grid: sums (convolution), mixtures, repeats and
+the percentile summary the engines report. Means are carried exactly through every operation."""
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.sim.stats import PERCENTILES
+
+GRID = 400  # quantile grid points per distribution
+
+
+@dataclass(frozen=True, slots=True)
+class Dist:
+    """A distribution as weighted sorted samples (deterministic quantile grid)."""
+
+    values: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    # The mean carried exactly through sums, mixtures and shifts (resampling a sum to a quantile
+    # grid trims its tail and would bias a mean computed from the points).
+    exact_mean: float | None = None
+
+    def quantile(self, q: float) -> float:
+        """Interpolated between neighbouring points, so a small change in the weights moves a
+        percentile a little instead of flipping it across a gap."""
+        cum = np.cumsum(self.weights)
+        cum /= cum[-1]
+        mid = cum - self.weights / self.weights.sum() / 2  # each point at its mass's centre
+        return float(np.interp(q, mid, self.values))
+
+    @property
+    def mean(self) -> float:
+        if self.exact_mean is not None:
+            return self.exact_mean
+        return float(np.dot(self.values, self.weights) / self.weights.sum())
+
+    def shifted(self, by: float) -> "Dist":
+        return Dist(self.values + by, self.weights, self.mean + by)
+
+
+def grid() -> NDArray[np.float64]:
+    return (np.arange(GRID) + 0.5) / GRID
+
+
+@lru_cache(maxsize=1)
+def normal_grid() -> NDArray[np.float64]:
+    from statistics import NormalDist
+
+    return np.array([NormalDist().inv_cdf(x) for x in grid()])
+
+
+def mixture(parts: list[tuple[float, Dist]]) -> Dist:
+    values = np.concatenate([d.values for _, d in parts])
+    weights = np.concatenate([p * d.weights / d.weights.sum() for p, d in parts])
+    order = np.argsort(values)
+    total = sum(p for p, _ in parts)
+    mean = sum(p * d.mean for p, d in parts) / total if total > 0 else None
+    return Dist(values[order], weights[order], mean)
+
+
+ZERO = Dist(np.array([0.0]), np.array([1.0]))
+
+
+def repeat(d: Dist, count: float) -> Dist:
+    """Sum of `count` independent copies (a fractional part is present with that chance)."""
+    whole, frac = int(count), count - int(count)
+    out, power, n = ZERO, d, whole
+    while n:  # binary powers: log2(count) convolutions
+        if n & 1:
+            out = convolve(out, power)
+        n >>= 1
+        if n:
+            power = convolve(power, power)
+    if frac > 1e-9:
+        out = mixture([(1 - frac, out), (frac, convolve(out, d))])
+    return out
+
+
+def gamma(mean: float, var: float) -> Dist:
+    """Gamma distribution with this mean and variance on the quantile grid (Wilson-Hilferty)."""
+    if mean < 1e-9 or var < 1e-18:
+        return Dist(np.array([mean]), np.array([1.0]))
+    k = min(mean * mean / var, 1e6)
+    scale = var / mean
+    z = normal_grid()
+    c = 1 - 1 / (9 * k) + z * math.sqrt(1 / (9 * k))
+    values = np.maximum(0.0, k * scale * c**3)
+    return Dist(values, np.full(values.size, 1.0 / values.size), mean)
+
+
+CONV_POINTS = 200  # quantile points per operand when adding random variables
+
+
+KEEP_POINTS = 1000  # quantile points kept of a sum
+
+
+def resample(d: Dist, m: int = CONV_POINTS) -> NDArray[np.float64]:
+    """`m` equally likely values: the distribution's quantiles at (i + 0.5) / m."""
+    cdf = np.cumsum(d.weights)
+    cdf /= cdf[-1]
+    idx = np.searchsorted(cdf, (np.arange(m) + 0.5) / m, side="left")
+    return d.values[np.minimum(idx, d.values.size - 1)]
+
+
+def convolve(a: Dist, b: Dist) -> Dist:
+    """Distribution of the sum of independent draws from a and b."""
+    if a.values.size == 1:
+        return b.shifted(float(a.values[0]))
+    if b.values.size == 1:
+        return a.shifted(float(b.values[0]))
+    va, vb = resample(a), resample(b)
+    values = np.sort((va[:, None] + vb[None, :]).ravel())
+    # Keep 1,000 quantiles: enough for p99.9, and sums of sums stay cheap.
+    keep = values[((np.arange(KEEP_POINTS) + 0.5) / KEEP_POINTS * values.size).astype(np.int64)]
+    return Dist(keep, np.full(KEEP_POINTS, 1.0 / KEEP_POINTS), a.mean + b.mean)
+
+
+def summary_ms(d: Dist) -> dict[str, float | None]:
+    out: dict[str, float | None] = {k: round(d.quantile(q / 100) * 1000, 4)
+                                    for k, q in PERCENTILES.items()}
+    out["max"] = round(float(d.values[-1]) * 1000, 4)
+    out["mean"] = round(d.mean * 1000, 4)
+    return out
+
+
+def empty_summary() -> dict[str, float | None]:
+    return {**dict.fromkeys(PERCENTILES), "max": None, "mean": None}

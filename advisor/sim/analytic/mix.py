@@ -1,0 +1,186 @@
+"""The I/O mix: what one logical request costs at every limiter (through RAID fan-out and the
+layout's accounting) and how long its I/Os take on the device, for raw patterns and for
+multi-I/O requests (database transactions)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.layout.limits import charge, device_seconds
+from advisor.layout.raid import RAID_NAMES, fanout
+from advisor.sim.analytic.dist import GRID, ZERO, Dist, convolve, grid, mixture, normal_grid, repeat
+from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
+from advisor.sim.source import IoPattern
+
+KIB, MIB = 1024, 2**20
+
+
+@dataclass(frozen=True, slots=True)
+class IoSpec:
+    """`count` I/Os (expected; fractional = sometimes) of one kind inside a request."""
+
+    op: int  # 0 read, 1 write, 2 log write + flush (commit), 3 flush only
+    size_bytes: int
+    count: float
+    random: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RequestClass:
+    probability: float
+    kind: int  # 0 read transaction, 1 write transaction
+    ios: tuple[IoSpec, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Mix:
+    """Per logical request: cost at every limiter, device busy time, service distributions."""
+
+    cost: NDArray[np.float64]  # units of each limiter per request (averaged over members)
+    serial_seconds: float  # per request, on serial (HDD) devices, summed over members
+    service: Dist  # request service time (no queueing)
+    read_service: Dist
+    write_service: Dist
+    read_fraction: float  # of data requests
+    bytes_per_request: float
+    data_fraction: float  # requests that move data (not fsync-only)
+    fg_share: float = 1.0  # share of each limiter's cost spent inside the request's own path
+    extra_latency_s: float = 0.0  # e.g. CPU time, group-commit waits not in `service`
+    read_ios_per_request: float = 0.0  # device I/Os (foreground + background) per request
+    write_ios_per_request: float = 0.0
+    fg_ios_per_request: float = 1.0  # I/Os in the request's own path (each may queue)
+    # Sum over a request's I/Os of (cost at each limiter)^2: the M/G/1 second moment, which
+    # large I/Os (doublewrite batches, 128 KiB blocks) dominate.
+    cost_sq: NDArray[np.float64] | None = None
+
+
+def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> Dist:
+    """Service time of a logical I/O on `fan` members (completes with the slowest)."""
+    u = grid()
+    z = normal_grid()
+    mu, sigma = plan.dev_mu[0, op], plan.dev_sigma[0, op]
+    pt, lo, hi = plan.dev_ptail[0, op], plan.dev_tail_lo[0, op], plan.dev_tail_hi[0, op]
+    body = np.exp(mu + sigma * z)
+    tail = np.exp(lo + u * (hi - lo))
+    extra = size / plan.dev_xfer_bps[0] + (plan.dev_flush_s[0] if flush else 0.0)
+    values = np.concatenate([body, tail]) + extra
+    weights = np.concatenate([np.full(GRID, (1 - pt) / GRID), np.full(GRID, pt / GRID)])
+    order = np.argsort(values)
+    values, weights = values[order], weights[order]
+    if fan > 1:  # max of `fan` iid: CDF^fan
+        cdf = np.cumsum(weights)
+        cdf /= cdf[-1]
+        prev = np.concatenate(([0.0], cdf[:-1]))
+        weights = cdf**fan - prev**fan
+    return Dist(values, weights)
+
+
+def io_cost(plan: SimPlan, op: int, size: float,
+            random: bool) -> tuple[NDArray[np.float64], Dist, float]:
+    """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O."""
+    cost = np.zeros(plan.n_limits)
+    write = op in (1, 2)
+    if op == 3:  # flush only: no limiter cost, the device's flush time
+        return cost, Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0])), 0.0
+    if op == 4:  # CPU time: `size` microseconds, no device
+        return cost, Dist(np.array([size * 1e-6]), np.array([1.0])), 0.0
+    fan = fanout(RAID_NAMES[plan.raid], plan.members, write=write, size=size,
+                 chunk=plan.chunk_bytes)
+    member_ios, sub = fan.member_ios, fan.piece_size
+    wop = 1 if write else 0
+    for l in range(plan.n_limits):
+        kind = plan.lim_kind[l]
+        if kind == KIND_DEVICE:
+            per = device_seconds(float(plan.dev_cost[0, wop]), plan.dev_rated_bytes[0] / KIB,
+                                 plan.dev_seq_bps[0] / MIB, sub / KIB)
+        else:
+            per = charge("iops" if kind == KIND_IOPS else "mibps",
+                         plan.lim_unit_bytes[l] / KIB, sub / KIB, random=random)
+        share = 1.0 if plan.limit_scope[l] == "instance" else 1.0 / plan.members
+        cost[l] += per * member_ios * share
+    dist = service_dist(plan, wop, sub, member_ios, flush=op == 2)
+    serial = 0.0
+    if plan.dev_serial[0]:  # busy seconds summed over the members the I/O occupies
+        serial = member_ios * service_dist(plan, wop, sub, 1, flush=op == 2).mean
+    return cost, dist, serial
+
+
+def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
+    cost = np.zeros(plan.n_limits)
+    serial = 0.0
+    parts: list[tuple[float, Dist]] = []
+    by_op: dict[int, Dist] = {}
+    r = pattern.read_fraction
+    for op, p in ((0, r), (1, 1 - r)):
+        if p <= 0:
+            continue
+        c, dist, ser = io_cost(plan, op, pattern.block_bytes, pattern.random)
+        cost += p * c
+        serial += p * ser
+        by_op[op] = dist
+        parts.append((p, dist))
+    data_dist = mixture(parts)
+    flush_share = 0.0
+    if pattern.fsync_every_writes:
+        flush_share = (1 - r) / pattern.fsync_every_writes
+        flush = Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0]))
+        service = mixture([(1.0, data_dist), (flush_share, flush)])
+        cost /= 1 + flush_share
+        serial /= 1 + flush_share
+    else:
+        service = data_dist
+    empty = Dist(np.array([0.0]), np.array([1.0]))
+    return Mix(cost=cost, serial_seconds=serial, service=service,
+               read_service=by_op.get(0, empty), write_service=by_op.get(1, empty),
+               read_fraction=r, bytes_per_request=pattern.block_bytes / (1 + flush_share),
+               data_fraction=1 / (1 + flush_share),
+               read_ios_per_request=r / (1 + flush_share),
+               write_ios_per_request=(1 - r) / (1 + flush_share))
+
+
+def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
+              background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
+    """Mix of multi-I/O requests (database transactions) plus background I/Os per request."""
+    cost = np.zeros(plan.n_limits)
+    cost_sq = np.zeros(plan.n_limits)
+    fg = np.zeros(plan.n_limits)
+    serial = 0.0
+    parts: list[tuple[float, Dist]] = []
+    by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
+    nbytes = 0.0
+    n_io = [0.0, 0.0]
+    n_fg = 0.0
+    for cls in classes:
+        total = ZERO
+        for io in cls.ios:
+            c, dist, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+            if io.op in (0, 1, 2):
+                n_io[0 if io.op == 0 else 1] += cls.probability * io.count
+                n_fg += cls.probability * io.count
+            fg += cls.probability * io.count * c
+            cost_sq += cls.probability * io.count * c * c
+            serial += cls.probability * io.count * ser
+            total = convolve(total, repeat(dist, io.count)) if io.count > 0 else total
+            nbytes += cls.probability * io.count * io.size_bytes
+        parts.append((cls.probability, total))
+        by_kind[cls.kind].append((cls.probability, total))
+    cost += fg
+    for io in background:
+        c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+        if io.op in (0, 1, 2):
+            n_io[0 if io.op == 0 else 1] += io.count
+        cost += io.count * c
+        cost_sq += io.count * c * c
+        serial += io.count * ser
+        nbytes += io.count * io.size_bytes
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = float(np.nanmax(np.where(cost > 0, fg / cost, 0.0))) if cost.any() else 1.0
+    reads = sum(p for p, _ in by_kind[0])
+    return Mix(cost=cost, serial_seconds=serial, service=mixture(parts),
+               read_service=mixture(by_kind[0]) if by_kind[0] else ZERO,
+               write_service=mixture(by_kind[1]) if by_kind[1] else ZERO,
+               read_fraction=reads, bytes_per_request=nbytes, data_fraction=1.0,
+               fg_share=share, extra_latency_s=extra_latency_s,
+               read_ios_per_request=n_io[0], write_ios_per_request=n_io[1],
+               fg_ios_per_request=max(n_fg, 1e-9), cost_sq=cost_sq)
