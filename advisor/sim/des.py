@@ -42,6 +42,9 @@ class RawLevel:
     tracked: list[int]
     seed: int
     completed: int = 0  # requests started after the warm-up that finished within the run
+    # Time-average number of requests in flight over the window, from the kernel's own start and
+    # end times (not from the latency statistics): what Little's law L = lambda W is checked on.
+    mean_in_flight: float = 0.0
     slices: list[LatencyStats] = field(default_factory=list)  # read latency per time slice
     slice_s: float = 0.0
     engine: str = "des"
@@ -82,6 +85,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     bg_issue = np.zeros(len(bg))
     bg_done = np.zeros(len(bg))
     bg_pos = np.zeros(1, dtype=np.int64)
+    in_flight = np.zeros(1)  # request-seconds in flight inside [warmup_s, duration_s]
 
     req_stats = {k: LatencyStats() for k in ("read", "write", "all")}
     io_stats = {k: LatencyStats() for k in ("read", "write")}
@@ -108,9 +112,9 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
             reqs.sched, reqs.first, reqs.op, reqs.size, reqs.offset, reqs.aux, z, u, v,
             bg.sched, bg.op, bg.size, bg.offset, bzu[0], bzu[1], bzu[2], bg_pos,
             plan.raid, plan.members, plan.chunk_bytes, plan.chain, limi, limf, devf, devm,
-            lims, mems, source.concurrency if multi else heap, log_state, duration_s, dt, track,
-            tl_bal,
-            out_start, out_end, io_issue, io_done, bg_issue, bg_done)
+            lims, mems, source.concurrency if multi else heap, log_state, duration_s, warmup_s,
+            dt, track, tl_bal,
+            out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight)
         finished = ran < len(reqs)
         if multi:  # the event kernel drains every admitted request; keep time moving forward
             heap[:] = float(out_end[:ran].max()) if ran else heap
@@ -145,7 +149,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         tl_bytes += np.bincount(bins[data], weights=size[data].astype(np.float64),
                                 minlength=nbins)
         if finished and source.open_rate:
-            _count_unstarted(source, rng, reqs, ran, duration_s, warmup_s, req_stats)
+            in_flight[0] += _count_unstarted(source, rng, reqs, ran, duration_s, warmup_s,
+                                             req_stats)
         if progress is not None:
             progress(min(1.0, float(heap.min()) / duration_s) if not finished else 1.0)
     counts["total"] = counts["read"] + counts["write"]
@@ -171,7 +176,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
                     lim_exhaust=lims[:, 4].copy(), lim_balance_end=bal_end, timeline_dt=dt,
                     timeline_counts=tl_counts, timeline_bytes=tl_bytes,
                     timeline_buckets=_ffill(tl_bal, plan, tracked), tracked=tracked, seed=seed,
-                    slices=slices, slice_s=slice_s, completed=completed)
+                    slices=slices, slice_s=slice_s, completed=completed,
+                    mean_in_flight=float(in_flight[0]) / (duration_s - warmup_s))
 
 
 def _ffill(tl: NDArray[np.float64], plan: SimPlan, tracked: list[int]) -> NDArray[np.float64]:
@@ -187,18 +193,22 @@ def _ffill(tl: NDArray[np.float64], plan: SimPlan, tracked: list[int]) -> NDArra
 
 
 def _count_unstarted(source: RequestSource, rng: np.random.Generator, reqs: Requests, ran: int,
-                     duration_s: float, warmup_s: float, stats: dict[str, LatencyStats]) -> None:
+                     duration_s: float, warmup_s: float, stats: dict[str, LatencyStats]) -> float:
     """Open loop past saturation: requests offered before the end that never got a connection
     slot still count, with the time they had waited by the end (a lower bound), so an overload
-    shows in the percentiles instead of vanishing (coordinated omission)."""
+    shows in the percentiles instead of vanishing (coordinated omission). Returns their time in
+    flight inside the window (they are in the system from arrival to the end)."""
     sched, kind = reqs.sched[ran:], reqs.kind[ran:]
+    waited = 0.0
     while True:
         sel = (sched < duration_s) & (sched >= warmup_s)
         wait = duration_s - sched[sel]
         stats["all"].add(wait)
         stats["read"].add(wait[kind[sel] == 0])
         stats["write"].add(wait[kind[sel] == 1])
+        before = sched < warmup_s  # arrived in the warm-up: in flight over the whole window
+        waited += float(wait.sum()) + float(before.sum()) * (duration_s - warmup_s)
         if sched.size == 0 or sched[-1] >= duration_s:
-            return
+            return waited
         more = source.requests(rng, DEFAULT_CHUNK, float(sched[-1]))
         sched, kind = more.sched, more.kind

@@ -289,16 +289,27 @@ def _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf):  # type: ignore[no
             tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_in_flight(in_flight, start, end, t_warm, t_end):  # type: ignore[no-untyped-def]
+    """Add the part of [start, end] inside the window [t_warm, t_end]."""
+    a = start if start > t_warm else t_warm
+    b = end if end < t_end else t_end
+    if b > a:
+        in_flight[0] += b - a
+
+
 @njit(cache=True, nogil=True)
 def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
               bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
               raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
-              heap, log_state, t_end, tl_dt, tl_track, tl_bal,
-              out_start, out_end, io_issue, io_done, bg_issue, bg_done):
+              heap, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
+              out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight):
     """Run requests in order until one would start at or after `t_end`; returns how many ran.
 
     A request starts at max(free slot, intended start) and runs its I/Os one after another;
     background I/Os (page flushes, defrag) are issued at their own times between requests.
+    in_flight[0] accumulates each request's time in flight within [t_warm, t_end]: their sum is
+    the integral of the number of requests in flight (Little's L once divided by the window).
     """
     tmp = np.zeros((3, n + 1), dtype=np.int64)
     nreq = req_sched.shape[0]
@@ -329,6 +340,7 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
             io_done[k] = d
             cur = d
         out_end[i] = cur
+        _add_in_flight(in_flight, intended, cur, t_warm, t_end)
         _heap_replace_top(heap, cur)
         _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf)
     return nreq
@@ -373,12 +385,14 @@ def _ev_pop(et, er, ek, n):  # type: ignore[no-untyped-def]
 def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
                bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
                raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
-               slots, log_state, t_end, tl_dt, tl_track, tl_bal,
-               out_start, out_end, io_issue, io_done, bg_issue, bg_done):
+               slots, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
+               out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight):
     """Open-loop multi-I/O requests (transactions) as true events: every I/O of every request is
     issued in time order, so limits see the real interleaving. At most `slots` requests are in
     flight (connections); the others wait in arrival order. Runs until every request that
-    arrived before `t_end` has finished; returns how many were admitted."""
+    arrived before `t_end` has finished; returns how many were admitted. in_flight[0]
+    accumulates time in flight (from arrival, queueing for a connection included) as in
+    run_chunk."""
     tmp = np.zeros((3, n + 1), dtype=np.int64)
     nreq = req_sched.shape[0]
     cap = slots + 1
@@ -419,6 +433,7 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
         size = _ev_pop(et, er, ek, size)
         if k >= req_first[i + 1]:  # all its I/Os done: the request completes now
             out_end[i] = t
+            _add_in_flight(in_flight, req_sched[i], t, t_warm, t_end)
             inflight -= 1
             continue
         op = io_op[k]
