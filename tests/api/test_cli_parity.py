@@ -24,6 +24,7 @@ def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_size_cli_and_api_agree(client: TestClient, capsys: pytest.CaptureFixture[str],
                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """`advisor size --tps 627 --reads 3.25` and POST /v1/size {tps, reads}: equal JSON."""

@@ -13,14 +13,13 @@ from advisor.catalog.model import Catalog
 from advisor.store import SqlRunStore
 from tests.api.conftest import LiveServer, make_client
 
-pytestmark = pytest.mark.slow
-
 SMALL = {"spec": "m5d.large:gp2:385GiB", "rw": "randrw", "rwmixread": 75, "iodepth": 8,
          "duration": 5, "seed": 1}
 LONG = {"spec": "m5.8xlarge:gp2:1000GiB", "rw": "randrw", "bs": "16k", "iodepth": 64,
         "duration": 3600, "engine": "des"}  # ~10.8 M simulated I/Os: several seconds
 
 
+@pytest.mark.slow
 def test_the_live_service_answers_over_http(live_server: LiveServer) -> None:
     """POST /v1/size over loopback returns the recommendation; a bad body is 422 in one line;
     the report is served; SIGTERM stops the server cleanly."""
@@ -64,6 +63,7 @@ def test_runs_survive_recreating_the_app(catalog: Catalog, tmp_path) -> None:
     assert make_client(catalog, url).get(f"/v1/runs/{run_id}").status_code == 200
 
 
+@pytest.mark.slow
 def test_killing_the_service_mid_request_corrupts_nothing(live_server: LiveServer) -> None:
     """SIGKILL while a long simulation runs: the database passes integrity_check, the earlier
     run is intact, no half run exists, and a restarted server answers from it."""

@@ -75,7 +75,6 @@ def test_627_tps_recommends_one_master_and_one_replica(sized: dict[str, Any]) ->
     assert all(v["des_p99_ms_at_headroom"] <= 10.0 for v in rec["verified"].values())
 
 
-@pytest.mark.slow
 def test_recommended_deployment_meets_the_slo_when_resimulated(catalog: Catalog,
                                                                  sized: dict[str, Any]) -> None:
     """Re-simulating the recommended master + replica in the event engine at 627 tps, at the
@@ -169,6 +168,7 @@ def test_alternatives_are_three_to_five_distinct_deployments(sized: dict[str, An
 # -- durability ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_allowing_ephemeral_picks_cheaper_instance_store_and_says_what_is_lost(
         catalog: Catalog) -> None:
     """627 tps at p99 <= 5 ms: EBS only needs a large master; with --allow-ephemeral the search

@@ -10,6 +10,7 @@ import math
 from functools import cache
 from typing import Any
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -31,6 +32,8 @@ TPS = (100.0, 300.0, 627.0, 900.0, 1200.0, 1600.0, 2500.0)
 P99_MS = (4.0, 5.0, 7.0, 10.0, 20.0)
 DATA_GB = (1.0, 10.0, 50.0, 333.0, 1000.0, 4000.0)
 SEARCH = settings(max_examples=10, deadline=None, derandomize=True, database=None)
+
+pytestmark = pytest.mark.slow  # 8-20 s each: up to ten catalog searches per test
 
 
 @cache

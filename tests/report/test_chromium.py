@@ -43,6 +43,7 @@ def console_errors(stderr: str) -> list[str]:
             or "Failed to load resource" in line]
 
 
+@pytest.mark.slow
 def test_the_page_renders_its_charts_on_screen(chromium: str, report_file: Path,
                                                tmp_path: Path) -> None:
     """The screenshot is a page, not a blank: the header's blue band and the chart's lines

@@ -142,7 +142,6 @@ WRITER = textwrap.dedent("""
 """)
 
 
-@pytest.mark.slow
 def test_a_killed_writer_leaves_only_whole_runs(tmp_path: Path) -> None:
     """SIGKILL during a stream of large writes: the file passes integrity_check and every run
     in it parses whole."""

@@ -117,7 +117,6 @@ def test_data_larger_than_the_layout_is_refused(catalog: Catalog) -> None:
 # -- the buffer pool and the write share under rising load (event simulation) ----------------
 
 
-@pytest.mark.slow
 def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: Catalog) -> None:
     """--data-gb 4 vs 400 on r5.large:gp3:500GiB: lower latency at every load both carry, a knee
     several times higher, and the result says why (the miss ratio)."""
@@ -136,7 +135,6 @@ def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: C
     assert fits["latency_ms"]["transaction"]["p99"] < misses["latency_ms"]["transaction"]["p99"]
 
 
-@pytest.mark.slow
 def test_write_heavy_mix_has_a_lower_knee_and_an_fsync_bound_master(catalog: Catalog) -> None:
     """--reads 0.5 vs 3.25 (4 GiB of data): the write-heavy knee is lower, and below it the
     master's bottleneck is its commit fsyncs."""

@@ -172,6 +172,7 @@ def extra_replica(mariadb_pair: MariaDbPair) -> Iterator[str]:
                        check=False, timeout=120)
 
 
+@pytest.mark.slow
 def test_killed_replica_fails_the_step_and_keeps_the_finished_ones(
     mariadb_pair: MariaDbPair, extra_replica: str, tmp_path: Path
 ) -> None:

@@ -155,6 +155,7 @@ def test_missing_sysbench_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path:
 
 
 @pytest.mark.sysbench
+@pytest.mark.slow
 def test_real_calibration_writes_a_usable_profile(sysbench_bin: str, tmp_path: Path) -> None:
     """64 MiB, 2 s runs at 1 and 4 threads on this machine: a complete, consistent profile."""
     work, out = tmp_path / "disk", tmp_path / "profile.json"

@@ -26,6 +26,7 @@ def validate_json(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, A
     return result
 
 
+@pytest.mark.slow
 def test_every_calibration_run_becomes_a_case_with_its_error(
         capsys: pytest.CaptureFixture[str], profile: Path) -> None:
     """Twelve runs, twelve cases: measured and simulated IOPS and percentiles, the error of each,
