@@ -66,6 +66,7 @@ class Opt:
     text: tuple[Callable[[str], Any], Callable[[Any], str]] | None = None  # CLI (parse, show)
     api_type: Any = None  # the API body's type when it is not the field's (e.g. int | str)
     check: Callable[[Any], str | None] | None = None  # extra rule: a problem or None
+    argument: bool = False  # a positional argument on the command line (required)
 
     def lower_text(self) -> str:
         if self.gt is not None:
@@ -93,8 +94,8 @@ def _number(x: float) -> str:
     return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
 
 
-def option(default: Any, *, help: str, **kwargs: Any) -> Any:
-    """A dataclass field declared as a user-facing option."""
+def option(default: Any = dataclasses.MISSING, *, help: str, **kwargs: Any) -> Any:
+    """A dataclass field declared as a user-facing option (no default: required)."""
     return field(default=default, metadata={"option": Opt(help=help, **kwargs)})
 
 

@@ -178,7 +178,7 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
 
     @app.post("/v1/simulate", response_model=models.SimulateResult, status_code=201,
               tags=["simulate"], dependencies=secured, responses={**errors, **UNAVAILABLE})
-    def simulate(body: models.SimulateBody) -> JSONResponse:
+    def simulate(body: models.SimulateBody) -> JSONResponse:  # type: ignore[valid-type]
         """`advisor simulate SPEC`: a raw I/O pattern or a database workload on a layout.
         Refused with 422 when it would simulate more than ADVISOR_API_IO_BUDGET I/Os
         (default 20 M) or run longer than 3,600 s per level."""

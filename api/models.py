@@ -6,6 +6,7 @@ the CLI's own one-line message. Result bodies are the core's JSON plus `run_id`;
 name the stable keys (BRIEF section 6) and allow more.
 """
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from advisor.options import Declared
 from recommend.request import WORKLOAD, size_fields
-
-SEED = Field(1, ge=0, le=2**31 - 1, description="random seed (echoed in the result)")
+from workloads.simulate_request import WORKLOAD as SIM_WORKLOAD
+from workloads.simulate_request import simulate_fields
 
 
 class _Body(BaseModel):
@@ -33,7 +34,8 @@ def _field(d: Declared) -> tuple[Any, Any]:
     if d.opt.choices:
         schema["enum"] = list(d.opt.choices)
     kind = d.opt.api_type if d.opt.api_type is not None else d.type
-    return kind, Field(d.default, description=d.opt.help, json_schema_extra=schema or None)
+    default = ... if d.default is dataclasses.MISSING else d.default
+    return kind, Field(default, description=d.opt.help, json_schema_extra=schema or None)
 
 
 def body_model(name: str, decls: Iterable[Declared], doc: str) -> type[BaseModel]:
@@ -46,54 +48,10 @@ SizeBody = body_model("SizeBody", [WORKLOAD, *size_fields().values()],
                       "`advisor size` options; every field has the CLI's default.")
 
 
-class SimulateBody(_Body):
-    """`advisor simulate SPEC` options: a raw fio/sysbench/ioping pattern, or a database
-    workload (`workload`: mysql or aerospike) with its own fields."""
-
-    spec: str = Field(..., description="layout spec, e.g. m5d.large:gp2:385GiB",
-                      examples=["m5d.large:gp2:385GiB"])
-    rw: str = Field("randread", description="fio --rw: read, write, randread, randwrite, rw, "
-                    "randrw")
-    rwmixread: float = Field(50.0, description="% reads for rw/randrw")
-    bs: str = Field("4k", description="block size, e.g. 4k, 16k, 1m")
-    iodepth: int = Field(1, description="outstanding I/Os per job")
-    numjobs: int = Field(1, description="jobs; concurrency = iodepth x numjobs")
-    rate_iops: float | None = Field(None, description="open loop: Poisson arrivals (IOPS)")
-    size: str = Field("4g", description="span of the random offsets (fio --size)")
-    pattern: str | None = Field(None, description="preset: ioping")
-    file_test_mode: str | None = Field(None, description="sysbench fileio mode")
-    threads: int = Field(1, description="sysbench threads")
-    file_block_size: str = "16k"
-    file_fsync_freq: int = 100
-    duration: float = Field(60.0, description="simulated seconds per load level (API: <= 3600)")
-    warmup: float = Field(0.0, description="seconds excluded from the statistics")
-    ramp: str | None = Field(None, description="iodepth=1,2,4 / threads=1,8 / rate=1000,2000 / "
-                             "tps=100,200 (mysql) / x=1,2,5 (aerospike)")
-    engine: str = Field("auto", description="des, analytic or auto")
-    seed: int = SEED
-    workload: str | None = Field(None, description="mysql or aerospike instead of a pattern")
-    tps: float = 627.0
-    reads: float = 3.25
-    replicas: int = 1
-    replica_layout: str | None = None
-    data_gb: float = 100.0
-    buffer_pool_gib: float | None = None
-    flush_log_at_trx_commit: int = 1
-    sync_binlog: int = 1
-    p99_ms: float = 10.0
-    row_bytes: int = Field(190, description="mysql: bytes per row")
-    read_rows: int = Field(1, description="mysql: rows looked up per read transaction")
-    write_rows: int = Field(4, description="mysql: rows changed per write transaction")
-    secondary_indexes: int = Field(1, description="mysql: secondary indexes per table")
-    replica_workers: int = Field(1, description="mysql: replica SQL threads applying writes")
-    x: float | None = Field(None, description="aerospike: ACT load multiple")
-    reads_per_sec: float | None = None
-    writes_per_sec: float | None = None
-    record_bytes: int = 1536
-    replication_factor: int = 1
-    update_pct: float = 0.0
-    defrag_lwm_pct: float = 50.0
-    slice: float | None = Field(None, description="aerospike: ACT slice in seconds")
+SimulateBody = body_model(
+    "SimulateBody", [SIM_WORKLOAD, *simulate_fields().values()],
+    "`advisor simulate SPEC` options: a raw fio/sysbench/ioping pattern, or a database workload "
+    "(`workload`: mysql or aerospike) with its own fields.")
 
 
 class _Result(BaseModel):

@@ -1,12 +1,24 @@
-"""The database-workload simulations as one core call each, shared by `advisor simulate
---workload ...` and `POST /v1/simulate`: options in, result JSON out (no files, no printing)."""
+"""`simulate` as one core call, shared by `advisor simulate` and `POST /v1/simulate`: a typed
+request in, the result out (no files, no printing), with a bound on the work it may take.
 
+Raw patterns go to `advisor.sim.run.simulate_pattern` (which refuses runs over `io_budget`);
+database workloads to `run_mysql` / `run_aerospike`, after an estimate of the device I/Os they
+would simulate.
+"""
+
+from collections.abc import Callable
 from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
 from advisor.layout.model import Layout
 from workloads.mysql import TxnIo
+from workloads.simulate_request import (
+    AerospikeSimRequest,
+    MysqlSimRequest,
+    PatternSimRequest,
+    SimulateRequest,
+)
 
 
 def run_mysql(layout: Layout, cat: Catalog, *, tps: float, reads: float, replicas: int,
@@ -71,6 +83,129 @@ def run_aerospike(layout: Layout, cat: Catalog, *, x: float | None, ramp: str | 
                         progress=progress)
 
 
-def check_workload(workload: str | None) -> None:
-    if workload not in (None, "mysql", "aerospike"):
-        raise InvalidInput(f"--workload {workload!r}: choose mysql or aerospike")
+AUTO_DES_TXNS = 3_000_000  # workloads.mysql_run: engine=auto simulates events up to tps x s
+Progress = Callable[[int, float], None]
+
+
+def over_budget(estimate: float, budget: float) -> InvalidInput:
+    return InvalidInput(f"this request would simulate about {estimate:,.0f} I/Os, over the "
+                        f"limit of {budget:,.0f}: shorten --duration, use fewer ramp levels or "
+                        "engine=analytic")
+
+
+def run_simulate(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None = None,
+                 io_budget: float | None = None,
+                 progress: Progress | None = None) -> dict[str, Any]:
+    """The simulate result for `req` (with the request it answers, so a report can give the
+    command that reproduces it), or InvalidInput (a bad value, or over `io_budget`)."""
+    from advisor.serial import to_json
+
+    result = _run(req, catalog, measured=measured, io_budget=io_budget, progress=progress)
+    result["request"] = to_json(req)
+    return result
+
+
+def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
+         io_budget: float | None, progress: Progress | None) -> dict[str, Any]:
+    from advisor.layout import resolve
+
+    layout = resolve(req.spec, catalog)
+    if isinstance(req, PatternSimRequest):
+        from advisor.sim.patterns import build_pattern
+        from advisor.sim.run import parse_ramp, simulate_pattern
+
+        pattern = build_pattern(
+            rw=req.rw, rwmixread=req.rwmixread, bs=req.bs, iodepth=req.iodepth,
+            numjobs=req.numjobs, rate_iops=req.rate_iops, size=req.size, pattern=req.pattern,
+            file_test_mode=req.file_test_mode, threads=req.threads,
+            file_block_size=req.file_block_size, file_fsync_freq=req.file_fsync_freq)
+        ramp = parse_ramp(req.ramp) if req.ramp else None
+        return simulate_pattern(layout, catalog, pattern, ramp=ramp, duration_s=req.duration,
+                                engine=req.engine, seed=req.seed,  # type: ignore[arg-type]
+                                warmup_s=req.warmup, io_budget=io_budget, progress=progress)
+    if isinstance(req, MysqlSimRequest):
+        replica = resolve(req.replica_layout, catalog) if req.replica_layout else None
+        if io_budget is not None:
+            estimate = _mysql_estimate(req, layout, replica, catalog)
+            if estimate > io_budget:
+                raise over_budget(estimate, io_budget)
+        return run_mysql(
+            layout, catalog, tps=req.tps, reads=req.reads_per_write, replicas=req.replicas,
+            replica_layout=replica, data_gb=req.data_gb, buffer_pool_gib=req.buffer_pool_gib,
+            measured=measured, flush_log_at_trx_commit=req.flush_log_at_trx_commit,
+            sync_binlog=req.sync_binlog, p99_ms=req.p99_ms, ramp=req.ramp,
+            duration=req.duration, engine=req.engine, seed=req.seed, progress=progress,
+            row_bytes=req.row_bytes, read_rows=req.read_rows, write_rows=req.write_rows,
+            secondary_indexes=req.secondary_indexes, replica_workers=req.replica_workers)
+    if io_budget is not None:
+        estimate = _act_estimate(req, layout)
+        if estimate > io_budget:
+            raise over_budget(estimate, io_budget)
+    return run_aerospike(
+        layout, catalog, x=req.x, ramp=req.ramp, reads_per_sec=req.reads_per_sec,
+        writes_per_sec=req.writes_per_sec, record_bytes=req.record_bytes,
+        replication_factor=req.replication_factor, update_pct=req.update_pct,
+        defrag_lwm_pct=req.defrag_lwm_pct, duration=req.duration, slice_s=req.slice,
+        seed=req.seed, progress=progress)
+
+
+def _params(req: MysqlSimRequest, tps: float) -> Any:
+    from workloads.mysql import MysqlParams
+
+    return MysqlParams(tps=tps, reads_per_write=req.reads_per_write, replicas=req.replicas,
+                       data_gb=req.data_gb, buffer_pool_gib=req.buffer_pool_gib,
+                       flush_log_at_trx_commit=req.flush_log_at_trx_commit,
+                       sync_binlog=req.sync_binlog, row_bytes=req.row_bytes,
+                       read_rows=req.read_rows, write_rows=req.write_rows,
+                       secondary_indexes=req.secondary_indexes,
+                       replica_workers=req.replica_workers)
+
+
+def _mysql_estimate(req: MysqlSimRequest, layout: Layout, replica: Layout | None,
+                    catalog: Catalog) -> float:
+    """Device I/Os (and CPU steps) the event simulation would run for this request."""
+    from advisor.sim.run import parse_ramp
+    from workloads.mysql_run import Deployment, build_servers, tps_for_threads
+
+    dep = Deployment(master=layout, replica=replica)
+    levels = [req.tps]
+    if req.ramp:
+        r = parse_ramp(req.ramp, ("tps", "threads"))
+        levels = list(r.values)
+        if r.key == "threads":
+            if req.engine == "analytic":
+                return 0.0
+            levels = [tps_for_threads(dep, catalog, _params(req, req.tps), int(n))
+                      for n in r.values]
+    total = 0.0
+    for tps in levels:
+        if req.engine == "analytic" or (req.engine == "auto"
+                                        and tps * req.duration > AUTO_DES_TXNS):
+            continue
+        per_s = 0.0
+        for server in build_servers(dep, _params(req, tps), None):
+            per_txn = sum(c.probability * sum(io.count for io in c.ios)
+                          for c in server.request_classes())
+            per_txn += sum(spec.count for spec in server.background_specs())
+            per_s += per_txn * server.rate_tps
+        total += per_s * req.duration
+    return total
+
+
+def _act_estimate(req: AerospikeSimRequest, layout: Layout) -> float:
+    from advisor.sim.run import parse_ramp
+    from workloads.aerospike import ActLoad, ActOptions
+
+    kw: ActOptions = {"record_bytes": req.record_bytes,
+                      "replication_factor": req.replication_factor,
+                      "update_pct": req.update_pct, "defrag_lwm_pct": req.defrag_lwm_pct}
+    devices = layout.spec.count
+    if req.ramp:
+        loads = [ActLoad.at_x(v, devices, **kw) for v in parse_ramp(req.ramp, ("x",)).values]
+    elif req.reads_per_sec is not None or req.writes_per_sec is not None:
+        loads = [ActLoad(reads_per_sec=req.reads_per_sec or 0.0,
+                         writes_per_sec=req.writes_per_sec or 0.0, **kw)]
+    else:
+        loads = [ActLoad.at_x(req.x if req.x is not None else 1.0, devices, **kw)]
+    return sum((ld.internal_reads_per_sec + ld.large_block_writes_per_sec
+                + ld.large_block_reads_per_sec) * req.duration for ld in loads)

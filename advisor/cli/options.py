@@ -30,6 +30,9 @@ def parameter(d: Declared) -> inspect.Parameter:
         default = d.opt.text[1](d.default)
     else:
         annotation, default = d.type, d.default
+    if d.opt.argument:
+        return inspect.Parameter(d.name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[
+            annotation, typer.Argument(show_default=False, metavar=d.name.upper(), **kwargs)])
     if annotation is bool:
         info = typer.Option(d.flag, **kwargs)
     else:

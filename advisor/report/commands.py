@@ -1,5 +1,6 @@
 """The exact `advisor` command that reproduces a result, rebuilt from the result itself."""
 
+import dataclasses
 import shlex
 from typing import Any
 
@@ -16,10 +17,13 @@ def _flag(name: str) -> str:
 
 
 def options_args(obj: Any) -> list[str]:
-    """The flags that set every option of a declared request that matters: the question
-    (always-shown options) first, then those off their default, the seed last."""
+    """The flags that set every option of a declared request that matters: the request kind's
+    own options first (always-shown ones, then those off their default), then the shared ones,
+    the seed last."""
     args: list[str] = []
-    pairs = sorted(changed(obj), key=lambda p: (p[0].name == "seed",
+    inherited = {f.name for base in type(obj).__mro__[1:] if dataclasses.is_dataclass(base)
+                 for f in dataclasses.fields(base)}
+    pairs = sorted(changed(obj), key=lambda p: (p[0].name == "seed", p[0].name in inherited,
                                                 p[0].opt.reproduce != "always"))
     for d, value in pairs:
         if d.type is bool:
@@ -66,7 +70,21 @@ def _ramp(result: dict[str, Any]) -> list[str]:
 
 
 def simulate_command(result: dict[str, Any]) -> str:
-    """`advisor simulate SPEC ...` for a raw-pattern, mysql or aerospike simulation result."""
+    """`advisor simulate SPEC ...` for a raw-pattern, mysql or aerospike simulation result:
+    generated from the request the result records (older results: rebuilt from its fields)."""
+    request = result.get("request")
+    if isinstance(request, dict) and "spec" in request:
+        from workloads.simulate_request import simulate_request
+
+        req = simulate_request(request)
+        args = ["advisor", "simulate", req.spec]
+        if req.workload is not None:
+            args += ["--workload", req.workload]
+        return shlex.join(args + options_args(req))
+    return _rebuilt_simulate_command(result)
+
+
+def _rebuilt_simulate_command(result: dict[str, Any]) -> str:
     args = ["advisor", "simulate", str(result.get("layout", "?"))]
     workload = result.get("workload")
     if workload == "mysql":

@@ -140,7 +140,7 @@ def test_hdd_instances_miss_a_10ms_p99_at_any_load(capsys: pytest.CaptureFixture
     (("r5.large:gp3:500GiB", "--workload", "mysql", "--reads", "abc"),
      "error: Invalid value for '--reads'"),
     (("r5.large:gp3:500GiB", "--workload", "mysql", "--duration", "0"),
-     "error: --duration 0: must be between 0 and 86400 s"),
+     "error: --duration 0: must be positive"),
     (("r5.large:gp3:500GiB", "--workload", "mysql", "--format", "fio"),
      "error: --format fio is for raw I/O patterns; use json for workloads"),
 ])
@@ -170,4 +170,4 @@ def test_mysql_transaction_shape_options_reach_the_io_model(
     assert "= 2 pages touched" in r["io_profile"]["explain"][1]
     code, _, err = run(capsys, "simulate", "r5.large:gp3:500GiB", "--workload", "mysql",
                        "--preset", "tpcc")
-    assert (code, err.strip()) == (2, "error: --preset 'tpcc': the MySQL preset is oltp-rw")
+    assert (code, err.strip()) == (2, "error: --preset 'tpcc': must be oltp-rw")

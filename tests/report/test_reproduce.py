@@ -1,0 +1,91 @@
+"""A report's "Reproduce" command, run as printed, gives back the same result: every option the
+run used is in it, because the command is generated from the same declarations as the CLI."""
+
+import json
+import re
+import shlex
+from html import unescape
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor.cli.main import main
+from advisor.report.commands import size_command
+from advisor.serial import to_json
+from recommend.request import WORKLOAD, MysqlSizeRequest, size_fields
+
+VOLATILE = ("seconds", "advisor_version")
+
+
+def _run_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main([*argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def _reproduce_line(html: str, command: str) -> list[str]:
+    """The argv of the `advisor COMMAND ...` line the report prints."""
+    found = re.search(rf"advisor {command} [^<]+", html)
+    assert found is not None, f"no reproduce command in the {command} report"
+    argv = shlex.split(unescape(found.group(0)))
+    assert argv[:2] == ["advisor", command]
+    return argv[1:]
+
+
+def _same(a: Any, b: Any) -> None:
+    def strip(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: strip(v) for k, v in x.items() if k not in VOLATILE}
+        if isinstance(x, list):
+            return [strip(v) for v in x]
+        return x
+
+    assert strip(a) == strip(b)
+
+
+def test_simulate_mysql_with_non_default_options_reproduces(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`simulate --workload mysql` with sync_binlog, rows, row size, secondary indexes,
+    replica workers and a buffer pool off their defaults: the report's command re-runs to the
+    same result JSON."""
+    argv = ["simulate", "r5.large:gp3:500GiB", "--workload", "mysql", "--tps", "400",
+            "--reads", "2", "--data-gb", "40", "--buffer-pool-gib", "8", "--sync-binlog", "0",
+            "--flush-log-at-trx-commit", "2", "--write-rows", "6", "--read-rows", "3",
+            "--row-bytes", "300", "--secondary-indexes", "2", "--replica-workers", "4",
+            "--p99-ms", "20", "--replica-layout", "r5.large:gp3:200GiB",
+            "--ramp", "tps=200,400", "--duration", "5", "--engine", "analytic", "--seed", "9"]
+    report = tmp_path / "sim.html"
+    first = _run_json(capsys, [*argv, "--report", str(report)])
+    again = _reproduce_line(report.read_text("utf-8"), "simulate")
+    for flag in ("--sync-binlog", "--write-rows", "--row-bytes", "--read-rows",
+                 "--secondary-indexes", "--replica-workers", "--buffer-pool-gib",
+                 "--flush-log-at-trx-commit", "--replica-layout", "--seed"):
+        assert flag in again, flag
+    _same(_run_json(capsys, again), first)
+
+
+def test_size_with_non_default_options_reproduces(capsys: pytest.CaptureFixture[str],
+                                                  tmp_path: Path) -> None:
+    """`size` with the data size, SLO, replicas, headroom and peak hours changed: the report's
+    command re-runs to the same sizing."""
+    argv = ["size", "--tps", "300", "--reads", "5", "--data-gb", "50", "--p99-ms", "15",
+            "--replicas", "2", "--headroom", "0.5", "--peak-hours", "12", "--seed", "3"]
+    report = tmp_path / "size.html"
+    first = _run_json(capsys, [*argv, "--report", str(report)])
+    again = _reproduce_line(report.read_text("utf-8"), "size")
+    _same(_run_json(capsys, again), first)
+
+
+def test_every_size_option_reaches_the_reproduce_command() -> None:
+    """Each declared `size` option, set off its default, appears in the generated command."""
+    changed = MysqlSizeRequest(tps=10, reads=1, p99_ms=7, replicas=None, data_gb=5, headroom=1,
+                               peak_hours=3, allow_ephemeral=True, max_monthly_usd=99,
+                               region="us-east-1", seed=4)
+    command = size_command(changed)
+    mysql_fields = {d.name for d in size_fields().values()} - {
+        "reads_per_sec", "writes_per_sec", "record_bytes", "replication_factor"}
+    for name in mysql_fields:
+        assert size_fields()[name].flag in command, name
+    assert WORKLOAD.flag not in command  # mysql is the default workload
+    assert to_json(changed)["replicas"] is None

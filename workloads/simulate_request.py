@@ -1,0 +1,234 @@
+"""The `simulate` requests, declared once for the CLI, the API, stored runs and reports: a raw I/O
+pattern (fio, sysbench fileio, ioping), a MySQL deployment or an Aerospike node on a layout.
+
+`simulate_request` turns the flat options of `advisor simulate` / `POST /v1/simulate` into the
+request of the workload asked for, refusing options that belong to another one.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from advisor.io_modes import FIO_RW_MODES, SYSBENCH_MODES
+from advisor.options import (
+    Declared,
+    FieldError,
+    Opt,
+    check_fields,
+    check_value,
+    declared,
+    from_text,
+    option,
+)
+
+MAX_DURATION_S = 7 * 86400.0
+DB = "Database workloads"
+WORKLOADS = ("mysql", "aerospike")
+MYSQL_PRESETS = ("oltp-rw",)
+
+
+def _spec_text(value: Any) -> str | None:
+    return None if len(str(value)) <= 200 else "too long for a layout spec"
+
+
+def _size_text(value: Any) -> str | None:
+    """The problem with a size like 4k or 500GiB, in the words parse_bytes uses."""
+    from advisor.errors import InvalidInput
+    from advisor.units import parse_bytes
+
+    if len(str(value)) > 32:
+        return "too long for a size (e.g. 4k, 16k, 1m, 4g)"
+    try:
+        parse_bytes(str(value), what="")
+    except InvalidInput as exc:
+        return str(exc).split(" ", 2)[-1].removeprefix("is ").strip()
+    return None
+
+
+def _check_ramp(req: "SimulateCommon", allowed: tuple[str, ...]) -> None:
+    """The ramp parses for this kind of simulation (its problem named on the `ramp` field)."""
+    if req.ramp is None:
+        return
+    from advisor.errors import InvalidInput
+    from advisor.sim.run import parse_ramp
+
+    try:
+        parse_ramp(req.ramp, allowed)
+    except InvalidInput as exc:
+        raise FieldError("ramp", req.ramp, str(exc).split(": ", 1)[-1]) from None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SimulateCommon:
+    """What every simulation asks: where, how long, how hard, which engine, which seed."""
+
+    spec: str = option(reproduce="never", argument=True, check=_spec_text,
+                       help="layout: INSTANCE[:RAID]:[Nx]DEVICE[:SIZE][:Niops][:Nmbps], e.g. "
+                       "m5d.large:gp2:385GiB, m5d.large:store, "
+                       "m5.8xlarge:raid10:4xgp3:500GiB:6000iops:250mbps")
+    duration: float = option(60.0, gt=0, le=MAX_DURATION_S,
+                             help="simulated seconds per load level")
+    warmup: float = option(0.0, ge=0, le=MAX_DURATION_S,
+                           help="seconds excluded from the statistics")
+    ramp: str | None = option(None, help="rising load: iodepth=1,2,4 / threads=1,8,64 / "
+                              "rate=1000,2000 (IOPS) / tps=100,200 (mysql) / x=1,2,5 (aerospike)",
+                              check=lambda v: None if len(v) <= 2000 else "too long")
+    engine: str = option("auto", choices=("des", "analytic", "auto"),
+                         help="des (event simulation), analytic (formulas, any horizon) or auto")
+    seed: int = option(1, ge=0, le=2**31 - 1, reproduce="always",
+                       help="random seed (echoed in the result)")
+
+    workload: ClassVar[str | None] = None
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        if self.warmup >= self.duration:
+            raise FieldError("warmup", self.warmup, "must be below the duration")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternSimRequest(SimulateCommon):
+    """A raw I/O pattern, as fio, sysbench fileio or ioping would issue it."""
+
+    rw: str = option("randread", choices=tuple(FIO_RW_MODES),
+                     help="fio pattern: read, write, randread, randwrite, rw, randrw")
+    rwmixread: float = option(50.0, ge=0, le=100, help="% reads for rw/randrw (fio)")
+    bs: str = option("4k", check=_size_text, help="block size, e.g. 4k, 16k, 1m")
+    iodepth: int = option(1, ge=1, le=4096, help="outstanding I/Os per job")
+    numjobs: int = option(1, ge=1, le=4096, help="jobs; concurrency = iodepth x numjobs")
+    rate_iops: float | None = option(None, gt=0, le=1e9,
+                                     help="open loop: Poisson arrivals at this many IOPS "
+                                     "(latency from the intended start)")
+    size: str = option("4g", check=_size_text, help="span of the random offsets (fio --size)")
+    pattern: str | None = option(None, choices=("ioping",),
+                                 help="preset: ioping (QD1 4 KiB random reads)")
+    file_test_mode: str | None = option(None, choices=tuple(SYSBENCH_MODES),
+                                        help="sysbench fileio mode (threads at QD1, 16 KiB, "
+                                        "fsync every 100 writes)")
+    threads: int = option(1, ge=1, le=4096, help="sysbench threads")
+    file_block_size: str = option("16k", check=_size_text, help="sysbench block size")
+    file_fsync_freq: int = option(100, ge=0, le=10**9, help="sysbench: fsync every N writes "
+                                  "(0: never)")
+
+    def __post_init__(self) -> None:
+        SimulateCommon.__post_init__(self)
+        _check_ramp(self, ("iodepth", "threads", "rate"))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysqlSimRequest(SimulateCommon):
+    """A MySQL master (+ replicas) deployment on the layout."""
+
+    tps: float = option(627.0, gt=0, le=1e9, reproduce="always", panel=DB,
+                        help="mysql: all transactions/s")
+    reads: float = option(3.25, ge=0, le=10_000, reproduce="always", panel=DB,
+                          help="mysql: read transactions per write transaction")
+    replicas: int = option(1, ge=0, le=32, panel=DB,
+                           help="mysql: replicas taking the reads (0: the master)")
+    replica_layout: str | None = option(None, panel=DB,
+                                        help="mysql: layout of each replica (default: the "
+                                        "master's)")
+    data_gb: float = option(100.0, gt=0, le=1_000_000, panel=DB, help="mysql: data size in GiB")
+    buffer_pool_gib: float | None = option(None, gt=0, le=1e6, panel=DB,
+                                           help="mysql: InnoDB buffer pool (default 75 % of RAM)")
+    flush_log_at_trx_commit: int = option(1, ge=0, le=2, panel=DB,
+                                          help="mysql: innodb_flush_log_at_trx_commit")
+    sync_binlog: int = option(1, ge=0, le=10**6, panel=DB, help="mysql: sync_binlog")
+    p99_ms: float = option(10.0, gt=0, le=3_600_000, panel=DB,
+                           help="mysql: SLO on transaction p99 for the knee")
+    preset: str | None = option(None, choices=MYSQL_PRESETS, panel=DB,
+                                help="mysql: oltp-rw = sysbench oltp_read_write "
+                                "--point-selects=9 (3.25 reads per write; the defaults)")
+    row_bytes: int = option(190, ge=16, le=65535, panel=DB, help="mysql: bytes per row")
+    read_rows: int = option(1, ge=1, le=1000, panel=DB,
+                            help="mysql: rows looked up per read transaction")
+    write_rows: int = option(4, ge=1, le=1000, panel=DB,
+                             help="mysql: rows changed per write transaction")
+    secondary_indexes: int = option(1, ge=0, le=16, panel=DB,
+                                    help="mysql: secondary indexes per table")
+    replica_workers: int = option(1, ge=1, le=256, panel=DB,
+                                  help="mysql: replica SQL threads applying writes")
+
+    workload: ClassVar[str | None] = "mysql"
+
+    def __post_init__(self) -> None:
+        SimulateCommon.__post_init__(self)
+        _check_ramp(self, ("tps", "threads"))
+        if self.duration > 86400:
+            raise FieldError("duration", self.duration, "mysql simulates at most 86,400 s "
+                             "a level")
+
+    @property
+    def reads_per_write(self) -> float:
+        """The read/write ratio; the oltp-rw preset is 9 point selects + 4 ranges per 4 writes,
+        as one ratio: 3.25."""
+        return 3.25 if self.preset == "oltp-rw" else self.reads
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AerospikeSimRequest(SimulateCommon):
+    """One Aerospike node's devices under ACT's load model."""
+
+    x: float | None = option(None, gt=0, le=1000, panel=DB,
+                             help="aerospike: ACT load multiple (1x = 2,000 reads/s + 1,000 "
+                             "writes/s per device)")
+    reads_per_sec: float | None = option(None, ge=0, le=1e9, panel=DB,
+                                         help="aerospike: client reads/s (instead of --x)")
+    writes_per_sec: float | None = option(None, ge=0, le=1e9, panel=DB,
+                                          help="aerospike: client writes/s (instead of --x)")
+    record_bytes: int = option(1536, ge=16, le=1 << 20, panel=DB,
+                               help="aerospike: record size in bytes")
+    replication_factor: int = option(1, ge=1, le=8, panel=DB,
+                                     help="aerospike: copies of each record")
+    update_pct: float = option(0.0, ge=0, le=100, panel=DB,
+                               help="aerospike: % of writes that update in place")
+    defrag_lwm_pct: float = option(50.0, gt=0, lt=100, panel=DB,
+                                   help="aerospike: defrag low-water mark (%)")
+    slice: float | None = option(None, gt=0, le=MAX_DURATION_S, panel=DB,
+                                 help="aerospike: ACT report slice in seconds "
+                                 "(default duration/6)")
+
+    workload: ClassVar[str | None] = "aerospike"
+
+    def __post_init__(self) -> None:
+        SimulateCommon.__post_init__(self)
+        _check_ramp(self, ("x",))
+        if self.slice is not None and self.slice < self.duration / 10_000:
+            raise FieldError("slice", self.slice, f"at least duration / 10,000 "
+                             f"({self.duration / 10_000:g} s): more slices than a report can use")
+
+
+SimulateRequest = PatternSimRequest | MysqlSimRequest | AerospikeSimRequest
+REQUEST_TYPES: dict[str | None, type[SimulateRequest]] = {
+    None: PatternSimRequest, "mysql": MysqlSimRequest, "aerospike": AerospikeSimRequest}
+WORKLOAD = Declared(name="workload", default=None, type=str | None, opt=Opt(
+    choices=WORKLOADS, panel=DB,
+    help="database workload instead of a raw pattern: mysql or aerospike"))
+
+
+def simulate_fields() -> dict[str, Declared]:
+    """Every `simulate` option (all kinds), name -> Declared, in help order."""
+    out: dict[str, Declared] = {}
+    for cls in (SimulateCommon, PatternSimRequest, MysqlSimRequest, AerospikeSimRequest):
+        for d in declared(cls):
+            out.setdefault(d.name, d)
+    return out
+
+
+def simulate_request(values: Mapping[str, Any]) -> SimulateRequest:
+    """The request of the workload named (none: a raw pattern) from flat options."""
+    workload = values.get("workload")
+    if workload is not None:
+        check_value("workload", workload, WORKLOAD.opt)
+    cls = REQUEST_TYPES[workload]
+    own = {d.name for d in declared(cls)}
+    for name, d in simulate_fields().items():
+        if name not in own and name in values and from_text(d, values[name]) != d.default:
+            kind = "raw pattern" if workload is None else workload
+            raise FieldError(name, values[name], f"does not apply to a {kind} simulation")
+    unknown = set(values) - set(simulate_fields()) - {"workload"}
+    if unknown:
+        name = sorted(unknown)[0]
+        raise FieldError(name, values[name], "unknown option")
+    return cls(**{d.name: from_text(d, values[d.name]) for d in declared(cls)
+                  if d.name in values})
