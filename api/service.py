@@ -15,7 +15,8 @@ from pydantic import BaseModel
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
 from advisor.options import FieldError
-from advisor.store import RunStore, to_jsonable
+from advisor.serial import to_json
+from advisor.store import RunStore
 
 TOKEN_ENV = "ADVISOR_API_TOKEN"
 BUDGET_ENV = "ADVISOR_API_IO_BUDGET"
@@ -96,7 +97,6 @@ class Service:
 
     def size(self, body: BaseModel) -> tuple[dict[str, Any], str, bool]:
         """(result, run id, cached): the sizing result, stored as a run."""
-        from advisor.serial import to_json
         from recommend.request import size_request
         from recommend.run import run_size
 
@@ -113,7 +113,7 @@ class Service:
     def simulate(self, body: Any) -> tuple[dict[str, Any], str]:
         from api.simulate import run_simulate
 
-        result = to_jsonable(run_simulate(body, self.catalog, io_budget=self.settings.io_budget,
+        result = to_json(run_simulate(body, self.catalog, io_budget=self.settings.io_budget,
                                           max_duration_s=self.settings.max_duration_s))
         return result, self.store.save("simulate", body.model_dump(), result)
 
@@ -121,17 +121,17 @@ class Service:
         from advisor.layout import resolve
         from advisor.layout.describe import describe
 
-        return to_jsonable(describe(resolve(spec, self.catalog), self.catalog))  # type: ignore[no-any-return]
+        return to_json(describe(resolve(spec, self.catalog), self.catalog))  # type: ignore[no-any-return]
 
     def instances(self) -> dict[str, Any]:
         from advisor.catalog.describe import instances_json
 
-        return to_jsonable(instances_json(self.catalog))  # type: ignore[no-any-return]
+        return to_json(instances_json(self.catalog))  # type: ignore[no-any-return]
 
     def volumes(self) -> dict[str, Any]:
         from advisor.catalog.describe import volumes_json
 
-        return to_jsonable(volumes_json(self.catalog))  # type: ignore[no-any-return]
+        return to_json(volumes_json(self.catalog))  # type: ignore[no-any-return]
 
     def report(self, run_id: str) -> str | None:
         """The HTML report of a stored run (rendered once, then cached), None if unknown."""

@@ -39,15 +39,9 @@ def load(catalog_files: list[Path] | None) -> "Catalog":
 
 
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=_default) + "\n")
+    from advisor.serial import to_json
 
-
-def _default(value: Any) -> Any:
-    if isinstance(value, float) and value != value:
-        return None
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    raise TypeError(f"cannot serialise {type(value).__name__}")
+    sys.stdout.write(json.dumps(to_json(data), indent=2) + "\n")
 
 
 def usd(value: float) -> str:

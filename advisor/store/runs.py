@@ -9,7 +9,6 @@ leaves the run whole or absent. A URL is only ever shown with its password maske
 """
 
 import json
-import math
 import os
 import uuid
 from collections.abc import Mapping
@@ -24,6 +23,7 @@ from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from advisor import __version__
 from advisor.errors import AdvisorError, InvalidInput
+from advisor.serial import to_json
 from advisor.store.schema import migrate, runs
 from advisor.urls import mask_url
 
@@ -73,17 +73,7 @@ class RunStore(Protocol):
     def close(self) -> None: ...
 
 
-def to_jsonable(value: Any) -> Any:
-    """Plain JSON values: NaN and infinities become null, numpy scalars and arrays Python ones."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): to_jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [to_jsonable(v) for v in value]
-    if hasattr(value, "tolist"):  # numpy scalar or array
-        return to_jsonable(value.tolist())
-    return value
+to_jsonable = to_json  # the one serialiser (advisor.serial), under the store's old name
 
 
 def default_url() -> str:
