@@ -213,20 +213,3 @@ def histogram_chart(bins: Sequence[dict[str, float]], chart_id: str, *, title: s
         ax.set_title(title)
         ax.grid(axis="x", visible=False)
         return _svg(fig, chart_id, title)
-
-
-def bars_chart(labels: Sequence[str], values: Sequence[float], chart_id: str, *, title: str,
-               ylabel: str, limit: float | None = None, limit_label: str = "") -> str:
-    """Simple bars with an optional limit line (ACT thresholds, cost items)."""
-    with _LOCK, matplotlib.rc_context(_RC):
-        fig, ax = _figure(3.0)
-        colours = [SLO_COLOUR if limit is not None and v > limit else PALETTE[0] for v in values]
-        ax.bar(range(len(values)), values, color=colours, width=0.7)
-        ax.set_xticks(range(len(values)), labels)
-        if limit is not None:
-            ax.axhline(limit, color=SLO_COLOUR, linestyle="--", label=limit_label)
-            ax.legend(loc="upper left")
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
-        ax.yaxis.set_major_formatter(FuncFormatter(_fmt))
-        return _svg(fig, chart_id, title)
