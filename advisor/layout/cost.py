@@ -1,6 +1,5 @@
 """Monthly cost of a layout: instance hours plus every volume's storage, IOPS and throughput."""
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from advisor.catalog.model import VolumeType
@@ -43,20 +42,21 @@ def tiered_iops_usd(tiers: tuple[tuple[int, float], ...], iops: float) -> list[t
 
 
 def _volume_charges(vt: VolumeType, size_gib: float, iops: int | None,
-                    mibps: float | None) -> Iterator[tuple[str, float, str, float]]:
-    """(what, quantity, unit, USD per unit) of everything one volume bills: storage, provisioned
+                    mibps: float | None) -> list[tuple[str, str, float, float]]:
+    """(what, unit, quantity, USD per unit) of everything one volume bills: storage, provisioned
     IOPS by tier, gp3 throughput above the included rate. The one price formula: the itemised
     cost and the fast total both read it."""
-    yield "storage", size_gib, "GiB-month", vt.storage_usd_per_gib_month
+    out = [("storage", "GiB-month", size_gib, vt.storage_usd_per_gib_month)]
     if iops is not None and vt.iops_usd_tiers:
         billable = iops - (vt.included_iops or 0) if vt.model == "gp3" else iops
-        for in_tier, price in tiered_iops_usd(vt.iops_usd_tiers, billable):
-            yield "provisioned IOPS", in_tier, "IOPS-month", price
+        out += [("provisioned IOPS", "IOPS-month", n, price)
+                for n, price in tiered_iops_usd(vt.iops_usd_tiers, billable)]
     if mibps is not None and vt.throughput_usd_per_mibps_month and vt.included_mibps is not None:
         extra = mibps - vt.included_mibps
         if extra > 0:
-            yield (f"throughput above {vt.included_mibps:g} MiB/s", extra, "MiB/s-month",
-                   vt.throughput_usd_per_mibps_month)
+            out.append((f"throughput above {vt.included_mibps:g} MiB/s", "MiB/s-month", extra,
+                        vt.throughput_usd_per_mibps_month))
+    return out
 
 
 def volume_items(vt: VolumeType, size_gib: float, iops: int | None,
@@ -64,13 +64,14 @@ def volume_items(vt: VolumeType, size_gib: float, iops: int | None,
     """Cost items of one volume (storage, provisioned IOPS by tier, gp3 extra throughput)."""
     return [CostItem(item=f"{label} {what}", quantity=quantity, unit=unit, unit_usd=price,
                      monthly_usd=quantity * price)
-            for what, quantity, unit, price in _volume_charges(vt, size_gib, iops, mibps)]
+            for what, unit, quantity, price in _volume_charges(vt, size_gib, iops, mibps)]
 
 
 def _volumes_usd(layout: Layout, vt: VolumeType) -> float:
-    per_volume = sum(quantity * price for _, quantity, _, price in
-                     _volume_charges(vt, layout.device_size_gib, layout.iops,
-                                     layout.throughput_mibps))
+    per_volume = 0.0
+    for _, _, quantity, price in _volume_charges(vt, layout.device_size_gib, layout.iops,
+                                              layout.throughput_mibps):
+        per_volume += quantity * price
     return per_volume * layout.spec.count
 
 

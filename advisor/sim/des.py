@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.sim.kernel import run_chunk, run_events
 from advisor.sim.plan import SimPlan
 from advisor.sim.source import OP_READ, OP_WRITE, Background, Requests, RequestSource
 from advisor.sim.stats import LatencyStats
@@ -59,6 +58,9 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
             warmup_s: float = 0.0, chunk: int = DEFAULT_CHUNK,
             progress: Progress | None = None, slice_s: float = 0.0) -> RawLevel:
     """Simulate `source` on `plan` for `duration_s` simulated seconds."""
+    # The compiled kernel (numba) loads when a simulation runs, not when this module is imported.
+    from advisor.sim.kernel import run_chunk, run_events
+
     rng = np.random.default_rng(seed)
     f = plan.members + 1
     if source.open_rate:  # no more requests per batch than the run will use

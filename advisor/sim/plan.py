@@ -7,14 +7,16 @@ time (a spinning disk) or many in parallel (EBS, NVMe).
 """
 
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from advisor.catalog.model import Catalog, LatencyDist, LatencyProfile
 from advisor.layout.capacity import limits_of, profile_of
-from advisor.layout.limits import DeviceSpeed, RateLimit
+from advisor.layout.limits import DeviceSpeed, LayoutLimits, RateLimit
 from advisor.layout.model import Layout
 from advisor.layout.raid import RAID_CODES
 
@@ -58,6 +60,11 @@ class SimPlan:
     dev_seq_bps: NDArray[np.float64]
     profile: LatencyProfile
     notes: list[str] = field(default_factory=list)
+    # What the engines derive from the plan and reuse (the analytic engine's per-I/O costs and
+    # transaction service times: a search evaluates the same requests at many loads). A plan is
+    # not changed once compiled; `replace` (as in `with_write_load`) starts an empty memo.
+    memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False,
+                                      compare=False)
 
     def packed(self) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
                               NDArray[np.float64]]:
@@ -136,9 +143,11 @@ class _Builder:
         return len(self.rows) - 1
 
 
-def compile_plan(layout: Layout, catalog: Catalog) -> SimPlan:
-    """The simulator's view of `layout`: the same limits `advisor layout` prints."""
-    lim = limits_of(layout, catalog)
+def compile_plan(layout: Layout, catalog: Catalog, *,
+                 limits: LayoutLimits | None = None) -> SimPlan:
+    """The simulator's view of `layout`: the same limits `advisor layout` prints (`limits`: the
+    layout's, when the caller has them already)."""
+    lim = limits or limits_of(layout, catalog)
     profile = profile_of(layout, catalog)
     n = layout.spec.count
     b = _Builder()

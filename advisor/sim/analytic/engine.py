@@ -173,8 +173,6 @@ class SteadyState:
     binding: str
     throughput: float
     backlog: bool  # offered more than the layout can do
-    read_p99_s: float
-    write_p99_s: float
 
 
 def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> SteadyState:
@@ -185,16 +183,12 @@ def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> 
                   wait_s=last.wait_s, binding=last.binding, capacity=last.capacity,
                   backlog_slope=last.backlog_slope, balances_start=last.balances_start,
                   wait_var=last.wait_var)]
-    extra = mix.extra_latency_s
-    dist = latency_dist(mix, tail, mix.service.shifted(extra))
-    rd = latency_dist(mix, tail, mix.read_service.shifted(extra))
-    wd = latency_dist(mix, tail, mix.write_service.shifted(extra))
+    dist = latency_dist(mix, tail, mix.service.shifted(mix.extra_latency_s))
     util = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
     return SteadyState(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
                        utilisation=util if last.backlog_slope <= 0 else rate / last.capacity,
                        binding=limit_name(plan, last.binding), throughput=last.x,
-                       backlog=last.backlog_slope > 0, read_p99_s=rd.quantile(0.99),
-                       write_p99_s=wd.quantile(0.99))
+                       backlog=last.backlog_slope > 0)
 
 
 def read_fraction_over(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float,

@@ -2,7 +2,9 @@
 layout's accounting) and how long its I/Os take on the device, for raw patterns and for
 multi-I/O requests (database transactions)."""
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -14,6 +16,8 @@ from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
 from advisor.sim.source import IoPattern
 
 KIB, MIB = 1024, 2**20
+T = TypeVar("T")
+IoCost = tuple[NDArray[np.float64], Dist, float]  # (cost at every limiter, service, serial s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,9 +80,26 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
     return Dist(values, weights)
 
 
-def io_cost(plan: SimPlan, op: int, size: float,
-            random: bool) -> tuple[NDArray[np.float64], Dist, float]:
-    """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O."""
+def _memo(plan: SimPlan, key: Hashable, make: Callable[[], T]) -> T:
+    """`make()` once per plan and key."""
+    if key not in plan.memo:
+        plan.memo[key] = make()
+    out: T = plan.memo[key]
+    return out
+
+
+def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
+    """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O
+    (computed once per plan; the cost array is read-only)."""
+    def make() -> IoCost:
+        cost, dist, serial = _io_cost(plan, op, size, random)
+        cost.flags.writeable = False  # shared by every request that makes this I/O
+        return cost, dist, serial
+
+    return _memo(plan, ("io_cost", op, size, random), make)
+
+
+def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
     cost = np.zeros(plan.n_limits)
     write = op in (1, 2)
     if op == 3:  # flush only: no limiter cost, the device's flush time
@@ -139,12 +160,26 @@ def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
                write_ios_per_request=(1 - r) / (1 + flush_share))
 
 
-def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
-              background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
-    """Mix of multi-I/O requests (database transactions) plus background I/Os per request."""
-    cost = np.zeros(plan.n_limits)
-    cost_sq = np.zeros(plan.n_limits)
+@dataclass(frozen=True, slots=True)
+class _Foreground:
+    """What a tuple of request classes costs on a plan before background I/O: the expensive part
+    of a mix (its service times are sums of distributions), the same at every load."""
+
+    cost: NDArray[np.float64]  # read-only
+    cost_sq: NDArray[np.float64]  # read-only
+    serial: float
+    nbytes: float
+    n_io: tuple[float, float]  # device reads, writes
+    n_fg: float
+    service: Dist
+    read_service: Dist
+    write_service: Dist
+    reads: float
+
+
+def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground:
     fg = np.zeros(plan.n_limits)
+    cost_sq = np.zeros(plan.n_limits)
     serial = 0.0
     parts: list[tuple[float, Dist]] = []
     by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
@@ -165,7 +200,23 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
             nbytes += cls.probability * io.count * io.size_bytes
         parts.append((cls.probability, total))
         by_kind[cls.kind].append((cls.probability, total))
-    cost += fg
+    fg.flags.writeable = False
+    cost_sq.flags.writeable = False
+    return _Foreground(cost=fg, cost_sq=cost_sq, serial=serial, nbytes=nbytes,
+                       n_io=(n_io[0], n_io[1]), n_fg=n_fg, service=mixture(parts),
+                       read_service=mixture(by_kind[0]) if by_kind[0] else ZERO,
+                       write_service=mixture(by_kind[1]) if by_kind[1] else ZERO,
+                       reads=sum(p for p, _ in by_kind[0]))
+
+
+def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
+              background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
+    """Mix of multi-I/O requests (database transactions) plus background I/Os per request. The
+    requests' part is computed once per plan and classes; the background varies with the load."""
+    fg = _memo(plan, ("foreground", classes), lambda: _foreground(plan, classes))
+    cost = fg.cost.copy()
+    cost_sq = fg.cost_sq.copy()
+    serial, nbytes, n_io = fg.serial, fg.nbytes, list(fg.n_io)
     for io in background:
         c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
         if io.op in (0, 1, 2):
@@ -175,12 +226,10 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
         serial += io.count * ser
         nbytes += io.count * io.size_bytes
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = float(np.nanmax(np.where(cost > 0, fg / cost, 0.0))) if cost.any() else 1.0
-    reads = sum(p for p, _ in by_kind[0])
-    return Mix(cost=cost, serial_seconds=serial, service=mixture(parts),
-               read_service=mixture(by_kind[0]) if by_kind[0] else ZERO,
-               write_service=mixture(by_kind[1]) if by_kind[1] else ZERO,
-               read_fraction=reads, bytes_per_request=nbytes, data_fraction=1.0,
+        share = float(np.nanmax(np.where(cost > 0, fg.cost / cost, 0.0))) if cost.any() else 1.0
+    return Mix(cost=cost, serial_seconds=serial, service=fg.service,
+               read_service=fg.read_service, write_service=fg.write_service,
+               read_fraction=fg.reads, bytes_per_request=nbytes, data_fraction=1.0,
                fg_share=share, extra_latency_s=extra_latency_s,
                read_ios_per_request=n_io[0], write_ios_per_request=n_io[1],
-               fg_ios_per_request=max(n_fg, 1e-9), cost_sq=cost_sq)
+               fg_ios_per_request=max(fg.n_fg, 1e-9), cost_sq=cost_sq)
