@@ -15,6 +15,9 @@ import os
 import numpy as np
 import platformdirs
 
+from advisor.layout.raid import NONE, RAID0, RAID1
+from advisor.sim.plan import KIND_IOPS, KIND_MIB
+
 # numba caches compiled code beside the module by default, i.e. inside site-packages: files pip
 # does not know of, which survive an uninstall and leave `advisor/` behind as a namespace package
 # that shadows the next install (and fail on a read-only site-packages). Cache per user instead
@@ -28,7 +31,9 @@ from numba.core.config import reload_config
 
 reload_config()  # type: ignore[no-untyped-call]
 
-KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
+# The RAID and limiter codes are the plan's (numba compiles them in as constants); the RAID
+# mapping and per-I/O charges below are the kernel's compiled copy of `advisor.layout.raid` and
+# `advisor.layout.limits.charge`, pinned to them by tests/sim/test_raid_fanout.py.
 MIB = 1048576.0
 
 
@@ -107,7 +112,7 @@ def _backlog(m, devm, lims, mems):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, devf, devm,  # type: ignore[no-untyped-def]
+def _submit(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, lims, devf, devm,  # type: ignore[no-untyped-def]
             mems, tmp):
     """Completion time of one logical I/O issued at `t`."""
     write = 1 if op == 1 or op == 2 else 0
@@ -122,13 +127,13 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
         return done
     # Map the logical I/O onto (member, offset, size) entries in tmp[0..2].
     cnt = 0
-    if raid == 0:
+    if raid == NONE:
         tmp[0, 0] = 0
         tmp[1, 0] = off
         tmp[2, 0] = size
         cnt = 1
     else:
-        data = n if raid == 1 else (1 if raid == 2 else n // 2)
+        data = n if raid == RAID0 else (1 if raid == RAID1 else n // 2)
         pos = off
         remaining = size
         pieces = 0
@@ -138,7 +143,7 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
             take = chunk - within
             if take > remaining:
                 take = remaining
-            if raid == 2:
+            if raid == RAID1:
                 slot = 0
                 moff = pos
             else:
@@ -157,9 +162,9 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
                 pieces += 1
             pos += take
             remaining -= take
-        if raid == 1:
+        if raid == RAID0:
             cnt = pieces
-        elif raid == 2:
+        elif raid == RAID1:
             if write == 1:
                 for k in range(n):
                     tmp[0, k] = k
@@ -219,7 +224,7 @@ def _submit(t, op, size, off, z, u, v, raid, n, chunk, chain, limi, limf, lims, 
                 extra = msize - devm[m, 3]
                 cost = devf[m, write, 5] + (extra / devm[m, 4] if extra > 0 else 0.0)
             tm = _lim_pass(l, tm, cost, limi, limf, lims)
-        svc = _service(m, write, z[j], u[j], v[j], msize, devf, devm)
+        svc = _service(m, write, z[row, j], u[row, j], v[row, j], msize, devf, devm)
         if op == 2:
             svc += devm[m, 1]
         if devm[m, 2] > 0.0:
@@ -246,7 +251,7 @@ def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_
         b = bg_pos[0]
         bt = bg_sched[b]
         bg_issue[b] = bt
-        bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z[b], bg_u[b], bg_v[b],
+        bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z, bg_u, bg_v, b,
                              raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
         bg_pos[0] += 1
 
@@ -264,14 +269,14 @@ def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, ra
     if log_state[log, 2] >= 0.0:
         return log_state[log, 2]
     if t >= log_state[log, 0]:
-        d = _submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
+        d = _submit(t, 2, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n, chunk,
                     chain, limi, limf, lims, devf, devm, mems, tmp)
         log_state[log, 0] = d
         return d
     # The next group's flush starts when the current one ends; its limit cost is charged now so
     # the limits keep seeing I/Os in time order.
     start = log_state[log, 0]
-    d = start + (_submit(t, 2, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
+    d = start + (_submit(t, 2, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n, chunk,
                          chain, limi, limf, lims, devf, devm, mems, tmp) - t)
     log_state[log, 1] = start
     log_state[log, 2] = d
@@ -335,7 +340,7 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
                 d = _group_commit(cur, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
                                   raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             else:
-                d = _submit(cur, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n,
+                d = _submit(cur, op, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n,
                             chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             io_done[k] = d
             cur = d
@@ -442,7 +447,7 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             d = _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid,
                               n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
         else:
-            d = _submit(t, op, io_size[k], io_off[k], io_z[k], io_u[k], io_v[k], raid, n, chunk,
+            d = _submit(t, op, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n, chunk,
                         chain, limi, limf, lims, devf, devm, mems, tmp)
         io_done[k] = d
         size = _ev_push(et, er, ek, size, d, i, k + 1)
