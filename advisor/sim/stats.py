@@ -7,13 +7,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.percentiles import PERCENTILES
+
 BINS_PER_DECADE = 460  # bin width ratio 10^(1/460) = 1.005
 LOW_S, HIGH_S = 1e-7, 1e4
 EDGES = np.logspace(np.log10(LOW_S), np.log10(HIGH_S),
                     int(BINS_PER_DECADE * np.log10(HIGH_S / LOW_S)) + 1)
 _LOG_LOW = float(np.log(LOW_S))
 _LOG_STEP = float(np.log(EDGES[1] / EDGES[0]))
-PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
 # ACT-style report thresholds (ms): % of operations over each.
 ACT_THRESHOLDS_MS = (1, 2, 4, 8, 16, 32, 64)
 

@@ -13,12 +13,11 @@ from typing import Any
 
 from advisor.errors import InvalidInput
 from advisor.io_modes import FIO_RW_MODES, sysbench_name
+from advisor.percentiles import TOOL_PERCENTILES
 from advisor.units import parse_bytes
 from advisor.userfiles import read_json_object
 
-_PERCENTILES = {"50.000000": "p50", "90.000000": "p90", "95.000000": "p95", "99.000000": "p99",
-                "99.500000": "p995", "99.900000": "p999", "99.950000": "p9995",
-                "99.990000": "p9999"}
+_PERCENTILES = {f"{pct:f}": key for key, pct in TOOL_PERCENTILES.items()}  # fio's "99.900000"
 
 
 def load_fio_json(path: Path) -> dict[str, Any]:

@@ -10,13 +10,13 @@ from typing import Any
 
 from hdrh.histogram import HdrHistogram
 
+from advisor.percentiles import PERCENTILES
 from workloads.real.clock import Clock
 from workloads.real.db import Database, TransactionFailed
 
 _LOWEST_US = 1
 _HIGHEST_US = 3_600_000_000  # one hour
 _DIGITS = 3
-PERCENTILES = (("p50", 50.0), ("p90", 90.0), ("p95", 95.0), ("p99", 99.0), ("p999", 99.9))
 
 
 def new_histogram() -> HdrHistogram:
@@ -47,10 +47,10 @@ class ThreadStats:
 def summarize(histogram: HdrHistogram) -> dict[str, float | None]:
     """p50/p90/p95/p99/p999/max in milliseconds; all None when nothing was recorded."""
     if histogram.get_total_count() == 0:
-        empty: dict[str, float | None] = {name: None for name, _ in PERCENTILES}
+        empty: dict[str, float | None] = dict.fromkeys(PERCENTILES)
         return empty | {"max": None}
     summary: dict[str, float | None] = {
-        name: histogram.get_value_at_percentile(pct) / 1000.0 for name, pct in PERCENTILES
+        name: histogram.get_value_at_percentile(pct) / 1000.0 for name, pct in PERCENTILES.items()
     }
     summary["max"] = histogram.get_max_value() / 1000.0
     return summary

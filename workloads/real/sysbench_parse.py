@@ -10,19 +10,15 @@ import re
 from typing import Any
 
 from advisor.io_modes import FILE_TEST_MODES
+from advisor.percentiles import TOOL_PERCENTILES, percentile_key
 
-PERCENTILES = (50.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99)
+PERCENTILES = tuple(TOOL_PERCENTILES.values())
 _NUMBER = r"([0-9]+(?:\.[0-9]+)?)"
 _MODES = {m.label: m.name for m in FILE_TEST_MODES.values()}  # sysbench's wording -> name
 
 
 class SysbenchOutputError(ValueError):
     """The text is not the sysbench output expected (a field is missing)."""
-
-
-def percentile_key(pct: float) -> str:
-    """50 -> 'p50', 99.9 -> 'p999', 99.99 -> 'p9999' (the result schema's spelling)."""
-    return "p" + f"{pct:g}".replace(".", "")
 
 
 def _field(text: str, label: str, *, required: bool = True) -> float | None:

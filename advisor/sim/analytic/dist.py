@@ -8,7 +8,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.sim.stats import PERCENTILES
+from advisor.percentiles import PERCENTILES
 
 GRID = 400  # quantile grid points per distribution
 

@@ -1,0 +1,14 @@
+"""Which latency percentiles the advisor reports, and how a percentile is spelled as a key: the
+one home for simulated summaries (both engines), replay's measurements and the parsers of
+sysbench's and fio's output."""
+
+# What every latency summary reports, simulated or measured.
+PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
+# What sysbench's histogram and fio's completion latencies also give, read as they print it.
+TOOL_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p995": 99.5,
+                    "p999": 99.9, "p9995": 99.95, "p9999": 99.99}
+
+
+def percentile_key(pct: float) -> str:
+    """50 -> 'p50', 99.9 -> 'p999', 99.99 -> 'p9999' (the result schema's spelling)."""
+    return "p" + f"{pct:g}".replace(".", "")
