@@ -75,14 +75,18 @@ def capacity(layout: Layout, catalog: Catalog, *, write: bool, size_kib: float,
     return Capacity(iops=iops, throughput_mibps=iops * size_kib / 1024, binding=binding)
 
 
-def capacity_table(layout: Layout, catalog: Catalog) -> dict[str, dict[str, object]]:
+def capacity_table(layout: Layout, catalog: Catalog,
+                   limits: LayoutLimits | None = None) -> dict[str, dict[str, object]]:
     """Read and write capacity at 16 KiB and 256 KiB, sustained and while credits last."""
+    lim = limits or limits_of(layout, catalog)
     table: dict[str, dict[str, object]] = {}
     for write in (False, True):
         for size in SIZES_KIB:
             key = f"{'write' if write else 'read'}_{size}KiB"
-            sustained = capacity(layout, catalog, write=write, size_kib=size, bursting=False)
-            burst = capacity(layout, catalog, write=write, size_kib=size, bursting=True)
+            sustained = capacity(layout, catalog, write=write, size_kib=size, bursting=False,
+                                 limits=lim)
+            burst = capacity(layout, catalog, write=write, size_kib=size, bursting=True,
+                             limits=lim)
             table[key] = {
                 "iops": round(sustained.iops, 1),
                 "throughput_mibps": round(sustained.throughput_mibps, 1),

@@ -75,7 +75,7 @@ def describe(layout: Layout, catalog: Catalog) -> dict[str, Any]:
         "annual_loss_probability": durability.annual_loss_probability,
         "durability_assumptions": list(durability.assumptions),
         "limits": limits,
-        "capacity": capacity_table(layout, catalog),
+        "capacity": capacity_table(layout, catalog, lim),
         "cost": cost_json(layout_cost(layout)),
         "warnings": list(layout.warnings),
         "catalog_version": catalog.catalog_version,
