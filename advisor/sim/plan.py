@@ -104,6 +104,15 @@ class SimPlan:
     def bucket_limits(self) -> list[int]:
         return [i for i in range(self.n_limits) if self.lim_cap[i] > 0]
 
+    def bucket_of(self, l: int) -> int:
+        """The limiter whose credit bucket gates limiter l's burst rate (-1: none)."""
+        return l if self.lim_cap[l] > 0 else int(self.lim_owner[l])
+
+    def rate_in_force(self, l: int, exhausted: set[int]) -> float:
+        """Limiter l's rate while its bucket lasts, or its sustained rate once it is exhausted."""
+        owner = self.bucket_of(l)
+        return float(self.lim_rate[l] if owner >= 0 and owner in exhausted else self.lim_burst[l])
+
 
 def _dist_params(d: LatencyDist) -> tuple[float, float, float, float, float]:
     lo = max(d.tail_min_ms, d.median_ms) / 1000

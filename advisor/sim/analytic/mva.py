@@ -16,9 +16,7 @@ def binding_capacity(plan: SimPlan, mix: Mix, exhausted: set[int]) -> tuple[floa
     for l in range(plan.n_limits):
         if mix.cost[l] <= 0:
             continue
-        owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
-        rate = plan.lim_rate[l] if (owner >= 0 and owner in exhausted) else plan.lim_burst[l]
-        x = rate / mix.cost[l]
+        x = plan.rate_in_force(l, exhausted) / mix.cost[l]
         if x < best:
             best, arg = x, l
     if mix.serial_seconds > 0:
@@ -40,8 +38,7 @@ def stations(plan: SimPlan, mix: Mix, exhausted: set[int]) -> list[Station]:
     for l in range(plan.n_limits):
         if mix.cost[l] <= 0:
             continue
-        owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
-        rate = plan.lim_rate[l] if (owner >= 0 and owner in exhausted) else plan.lim_burst[l]
+        rate = plan.rate_in_force(l, exhausted)
         device = plan.lim_kind[l] == KIND_DEVICE
         # EBS limits tolerate short bursts (GCRA), so a lone arrival rarely waits; a device
         # pacer has no tolerance: half an interval on average when busy.
