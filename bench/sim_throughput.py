@@ -267,6 +267,16 @@ class Series:
         return {"min": min(v), "median": statistics.median(v), "max": max(v), "n": len(v)}
 
 
+def plain(result: Any) -> dict[str, Any]:
+    """A simulation result as its JSON (typed results go through the one serialiser; older
+    checkouts, measured for "before" figures, return the JSON itself)."""
+    if isinstance(result, dict):
+        return result
+    from advisor.serial import to_json
+
+    return dict(to_json(result))
+
+
 def timed(fn: Any) -> tuple[float, Any]:
     t0 = time.perf_counter()
     out = fn()
@@ -279,18 +289,19 @@ def bench_layout(key: str, repeat: int) -> dict[str, Any]:
     plan = compile_plan(layout, catalog)
     pattern = fio_pattern()
 
-    def des(duration: float, seed: int) -> dict[str, Any]:
+    def des(duration: float, seed: int) -> Any:
         return simulate_pattern(layout, catalog, pattern, duration_s=duration, engine="des",
                                 seed=seed)
 
     des(1.0, 99)  # warm-up: numba loads (or compiles) the kernel
-    sat = des(5.0, 98)["iops"]["total"]
+    sat = plain(des(5.0, 98))["iops"]["total"]
     rows: dict[str, Any] = {"layout": LAYOUTS[key]}
     for label, ios in (("des", DES_IOS), ("des_small", SIMPY_IOS)):
         rates, kernel_rates, last = [], [], {}
         for i in range(repeat):
             with KernelClock() as clock:
-                wall, last = timed(lambda i=i, ios=ios: des(ios / sat, i + 1))
+                wall, result = timed(lambda i=i, ios=ios: des(ios / sat, i + 1))
+            last = plain(result)
             rates.append(last["ios"]["total"] / wall)
             kernel_rates.append(last["ios"]["total"] / clock.seconds)
         rows[label] = {"ios_per_run": last["ios"]["total"], **Series(rates).summary,
@@ -320,9 +331,10 @@ def bench_drain(repeat: int) -> dict[str, Any]:
         simulate_pattern(layout, catalog, pattern, duration_s=10.0, engine=engine)  # warm-up
         walls, result = [], {}
         for _ in range(repeat):
-            wall, result = timed(lambda engine=engine: simulate_pattern(
+            wall, typed = timed(lambda engine=engine: simulate_pattern(
                 layout, catalog, pattern, duration_s=DAY_S, engine=engine))
             walls.append(wall)
+            result = plain(typed)
         out[engine] = {**Series(walls).summary, "ios": result["ios"]["total"],
                        "bottleneck": result["bottleneck"]}
     return out
