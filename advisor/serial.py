@@ -3,7 +3,8 @@
 Results are frozen dataclasses in the core; JSON exists only at the edges (CLI output, API
 bodies, stored runs, reports), all of which go through `to_json` / `from_json`. A field whose
 metadata says `omit_none` is left out of the JSON while it is None (e.g. `why` on the
-recommendation, which only alternatives carry). Every top-level result carries
+recommendation, which only alternatives carry); one whose metadata has an `alias` is written
+under that key and read back from it (`pass`, a Python keyword). Every top-level result carries
 `schema_version`; `from_json` refuses a result of another version with one line.
 """
 
@@ -33,7 +34,7 @@ def to_json(value: Any) -> Any:
             item = getattr(value, f.name)
             if item is None and f.metadata.get("omit_none"):
                 continue
-            out[f.name] = to_json(item)
+            out[f.metadata.get("alias", f.name)] = to_json(item)
             if f.name == "kind" and isinstance(workload, str):  # {"kind", "workload", ...}
                 out["workload"] = workload
         return out

@@ -2,16 +2,15 @@
 core call (`workloads.simulate.run_simulate`) under the service's work limits: at most
 `max_duration_s` simulated seconds a level and `io_budget` simulated I/Os a request."""
 
-from typing import Any
-
 from pydantic import BaseModel
 
 from advisor.catalog.model import Catalog
 from advisor.options import FieldError
+from workloads.results import SimulateResult
 
 
 def run_simulate(body: BaseModel, catalog: Catalog, *, io_budget: float,
-                 max_duration_s: float) -> dict[str, Any]:
+                 max_duration_s: float) -> SimulateResult:
     """The simulate result for `body`, or a user error (bad value, or over the work limits)."""
     from workloads.simulate import run_simulate as core
     from workloads.simulate_request import simulate_request

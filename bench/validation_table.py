@@ -88,19 +88,19 @@ def engine_rows() -> list[str]:
     for grid_id in GRID:
         for load in LOADS:
             d, a = level(grid_id, load, "des"), level(grid_id, load, "analytic")
-            dl, al = d["latency_ms"]["transaction"], a["latency_ms"]["transaction"]
-            figures = {"iops": (d["iops"]["total"], a["iops"]["total"]),
-                       "p50": (dl["p50"], al["p50"]), "p99": (dl["p99"], al["p99"])}
+            dl, al = d.latency_ms.transaction, a.latency_ms.transaction
+            figures = {"iops": (d.iops.total, a.iops.total),
+                       "p50": (dl.p50, al.p50), "p99": (dl.p99, al.p99)}
             bad = [m for m, (x, y) in figures.items() if abs(y / x - 1) > tol[m]]
             known = [m for m in bad if (grid_id, load, m) in KNOWN_GAPS]
             verdict = ("ok" if not bad else
                        f"**gap** {', '.join(bad)}" + (" (known)" if known == bad else ""))
-            rate = f"rate {d['load']['rate_iops']:,.0f}" if "rate_iops" in d["load"] else load
+            rate = f"rate {d.load['rate_iops']:,.0f}" if "rate_iops" in d.load else load
             rows.append(
                 f"| {GRID[grid_id][0]} | {rate} | {figures['iops'][0]:,.0f} | "
                 f"{figures['iops'][1]:,.0f} | {_pct(*figures['iops'])} | "
-                f"{dl['p50']:.3f} / {al['p50']:.3f} | {_pct(*figures['p50'])} | "
-                f"{dl['p99']:.3f} / {al['p99']:.3f} | {_pct(*figures['p99'])} | {verdict} |")
+                f"{dl.p50:.3f} / {al.p50:.3f} | {_pct(*figures['p50'])} | "
+                f"{dl.p99:.3f} / {al.p99:.3f} | {_pct(*figures['p99'])} | {verdict} |")
     return rows
 
 

@@ -135,14 +135,14 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
             stats["verified"] += 1
             act = simulate_act(layout, catalog, [({"x_load": 1 + req.headroom}, load)],
                                duration_s=VERIFY_SECONDS, seed=req.seed)
-            level = act["levels"][0]
-            if not level["act"]["pass"]:
-                fails = [f for row in level["act"]["slices"] for f in row["fails"]][:2]
+            level = act.levels[0]
+            if not level.act.passed:
+                fails = [f for row in level.act.slices for f in row.fails][:2]
                 rejected.append({**entry, "reason": "ACT in the event simulation: "
                                  + "; ".join(fails)})
                 continue
             found.append({**entry, "eligible": True, "layout_obj": layout, "load": load,
-                          "act": level["act"]})
+                          "act": level.act})
             passing += 1
             best_total = min(best_total, total)
         if progress:
@@ -183,9 +183,9 @@ def _cluster(f: dict[str, Any], req: AerospikeSizeRequest,
     act = f.get("act")
     verdict = None if act is None else ActVerdict(
         text=f"passes ACT at {1 + req.headroom:.0%} of the load (worst slice "
-             f"{act['max']['gt_1ms_pct']:.2f} % > 1 ms, {act['max']['gt_8ms_pct']:.2f} % > 8 ms, "
-             f"{act['max']['gt_64ms_pct']:.3f} % > 64 ms)",
-        slices=tuple(act["slices"]), max=act["max"])
+             f"{act.max.gt_1ms_pct:.2f} % > 1 ms, {act.max.gt_8ms_pct:.2f} % > 8 ms, "
+             f"{act.max.gt_64ms_pct:.3f} % > 64 ms)",
+        slices=act.slices, max=act.max)
     return AerospikeCluster(
         why=why,
         deployment=f"{nodes} nodes x {layout.spec} (replication factor "

@@ -7,11 +7,11 @@ against the per-node load, in the event simulation.
 """
 
 from dataclasses import dataclass
-from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.layout import resolve
 from recommend.result import AerospikeSizeResult, MysqlDeployment, MysqlSizeResult, SizeResult
+from workloads.results import ActLevel, MysqlLevel
 
 CURVE_POINTS = 16
 MAX_DEPLOYMENTS = 4
@@ -31,7 +31,7 @@ class SizeCurves:
     x: tuple[float, ...]  # offered load: total tps (mysql) or client reads/s per node (ACT)
     curves: tuple[Curve, ...]
     beyond: tuple[str, ...] = ()  # why the recommendation fails past its knee
-    timeline: dict[str, Any] | None = None  # a level with its timeline at the target load
+    timeline: MysqlLevel | ActLevel | None = None  # a level with its timeline at the target load
 
 
 def size_curves(result: SizeResult, catalog: Catalog) -> SizeCurves:
@@ -64,28 +64,28 @@ def _mysql(result: MysqlSizeResult, catalog: Catalog) -> SizeCurves:
         sim = simulate_mysql(d, catalog, params, tps_levels=loads, engine="analytic",
                              duration_s=req.peak_hours * 3600, warmup_s=0.0,
                              p99_ms=req.p99_ms, seed=result.seed)
-        tx = [lv["latency_ms"]["transaction"] for lv in sim["levels"]]
-        curves.append(Curve(label=name, y={"p99": tuple(t["p99"] for t in tx),
-                                           "p50": tuple(t["p50"] for t in tx)}))
+        tx = [lv.latency_ms.transaction for lv in sim.levels]
+        curves.append(Curve(label=name, y={"p99": tuple(t.p99 for t in tx),
+                                           "p50": tuple(t.p50 for t in tx)}))
         if n == 0:
-            fail = next((lv for lv in sim["levels"] if not lv["meets_slo"]
-                         and lv["offered_tps"] > knee), None)
+            fail = next((lv for lv in sim.levels if not lv.meets_slo
+                         and lv.offered_tps > knee), None)
             if fail is not None:
-                beyond = tuple(f"at {fail['offered_tps']:,.0f} tps: {_plain(why, fail)}"
-                               for why in fail["reasons"])
+                beyond = tuple(f"at {fail.offered_tps:,.0f} tps: {_plain(why, fail)}"
+                               for why in fail.reasons)
             at_target = simulate_mysql(d, catalog, params, tps_levels=[req.tps],
                                        engine="analytic", duration_s=req.peak_hours * 3600,
                                        warmup_s=0.0, p99_ms=req.p99_ms)
-            timeline = at_target["levels"][0]
+            timeline = at_target.levels[0]
     return SizeCurves(x=tuple(loads), curves=tuple(curves), beyond=beyond, timeline=timeline)
 
 
-def _plain(reason: str, level: dict[str, Any]) -> str:
+def _plain(reason: str, level: MysqlLevel) -> str:
     """A reason in words when the number has no meaning (a queue that never drains)."""
-    p99 = level["latency_ms"]["transaction"]["p99"]
+    p99 = level.latency_ms.transaction.p99
     if reason.startswith("transaction p99") and p99 is not None and p99 > SATURATED_MS:
-        worst = [s["bottleneck"] for s in level["servers"]
-                 if (s["latency_ms"]["transaction"]["p99"] or 0) > SATURATED_MS]
+        worst = [s.bottleneck for s in level.servers
+                 if (s.latency_ms.transaction.p99 or 0) > SATURATED_MS]
         return ("saturated: the queue grows for the rest of the day, transaction p99 beyond "
                 f"{SATURATED_MS / 1000:g} s" + (f" ({'; '.join(worst)})" if worst else ""))
     return reason
@@ -104,9 +104,8 @@ def _act(result: AerospikeSizeResult, catalog: Catalog) -> SizeCurves:
                                    replication_factor=req.replication_factor))
              for f in fractions]
     sim = simulate_act(layout, catalog, loads, duration_s=ACT_SECONDS, seed=result.seed)
-    xs = tuple(lv["load"]["load"] * per["client_reads_per_sec"] for lv in sim["levels"])
+    xs = tuple(lv.load["load"] * per["client_reads_per_sec"] for lv in sim.levels)
     curves = tuple(Curve(label=f"% of reads > {ms} ms", y={"pct": tuple(
-        max(lv["act"]["max"][f"gt_{ms}ms_pct"], 1e-3) for lv in sim["levels"])})
+        max(lv.act.max.over(ms), 1e-3) for lv in sim.levels)})
         for ms, _ in ACT_LIMITS)
-    return SizeCurves(x=xs, curves=curves,
-                      timeline=sim["levels"][min(3, len(sim["levels"]) - 1)])
+    return SizeCurves(x=xs, curves=curves, timeline=sim.levels[min(3, len(sim.levels) - 1)])

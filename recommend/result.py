@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from advisor.layout.cost import Cost, CostItem
 from advisor.serial import OMIT_NONE, SCHEMA_VERSION
+from advisor.sim.results import ActRow, ActSlice
 from recommend.request import AerospikeSizeRequest, MysqlSizeRequest
 
 
@@ -100,8 +101,8 @@ class ActVerdict:
     """ACT's verdict on a node at the headroom load."""
 
     text: str
-    slices: tuple[dict[str, Any], ...]
-    max: dict[str, float]
+    slices: tuple[ActSlice, ...]
+    max: ActRow
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

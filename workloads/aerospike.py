@@ -9,7 +9,7 @@ small reads'. Pass/fail per time slice: < 5 % of reads over 1 ms, < 1 % over 8 m
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
@@ -21,7 +21,8 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.des import run_des
 from advisor.sim.plan import compile_plan, with_write_load
-from advisor.sim.result import level_json, timeline
+from advisor.sim.result import des_level
+from advisor.sim.results import ActRow, ActSlice, ActTest, Load
 from advisor.sim.source import (
     OP_READ,
     OP_WRITE,
@@ -31,6 +32,7 @@ from advisor.sim.source import (
     poisson_window,
 )
 from advisor.sim.stats import LatencyStats
+from workloads.results import ActKnee, ActLevel, ActRating, ActSimResult
 
 KIB = 1024
 READS_PER_X, WRITES_PER_X = 2000, 1000  # per device
@@ -157,13 +159,13 @@ class ActSource:
                           offset=offsets)
 
 
-def act_row(stats: LatencyStats) -> dict[str, float]:
-    return dict(stats.act_row())
+def act_row(stats: LatencyStats) -> ActRow:
+    return ActRow(**stats.act_row())
 
 
-def act_pass(row: dict[str, float]) -> tuple[bool, list[str]]:
-    fails = [f"{row[f'gt_{ms}ms_pct']:.2f} % of reads over {ms} ms (limit {limit:g} %)"
-             for ms, limit in ACT_LIMITS if row[f"gt_{ms}ms_pct"] >= limit]
+def act_pass(row: ActRow) -> tuple[bool, list[str]]:
+    fails = [f"{row.over(ms):.2f} % of reads over {ms} ms (limit {limit:g} %)"
+             for ms, limit in ACT_LIMITS if row.over(ms) >= limit]
     return not fails, fails
 
 
@@ -171,9 +173,9 @@ def devices_of(layout: Layout) -> int:
     return layout.spec.count
 
 
-def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[dict[str, Any], ActLoad]], *,
+def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[Load, ActLoad]], *,
                  duration_s: float = 60.0, slice_s: float | None = None, seed: int = 1,
-                 progress: Any = None) -> dict[str, Any]:
+                 progress: Any = None) -> ActSimResult:
     """Run ACT's load on a layout at each level; the rating is the highest x that passes."""
     plan = compile_plan(layout, catalog)
     span = int(usable_capacity_gib(layout) * 2**30)
@@ -189,28 +191,26 @@ def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[dict[str, A
                 progress(i, frac)
         raw = run_des(level_plan, src, duration_s=duration_s, seed=seed + i, slice_s=slice_s,
                       progress=tick)
-        level = level_json(level_plan, raw, load=label, concurrency=None)
-        level["timeline"] = timeline(level_plan, raw)
-        level["notes"] = level_plan.notes
-        rows: list[dict[str, Any]] = []
+        rows = []
         for k, stats in enumerate(raw.slices):
-            row = act_row(stats)
-            ok, why = act_pass(row)
-            rows.append({"slice": k + 1, "start_s": round(k * slice_s, 1), "reads": stats.n,
-                         **row, "pass": ok, "fails": why})
+            pcts = stats.act_row()
+            ok, why = act_pass(ActRow(**pcts))
+            rows.append(ActSlice(slice=k + 1, start_s=round(k * slice_s, 1), reads=stats.n,
+                                 **pcts, passed=ok, fails=tuple(why)))
         overall = act_row(raw.request_latency["read"])
-        max_row = {key: max((r[key] for r in rows), default=0.0) for key in overall}
-        ok = all(r["pass"] for r in rows) and bool(rows)
-        level["act"] = {"slices": rows, "avg": overall, "max": max_row, "pass": ok,
-                        "derivation": load.derivation()}
-        level["meets_slo"] = ok
-        levels.append(level)
+        worst = ActRow(**{f.name: max((getattr(r, f.name) for r in rows), default=0.0)
+                          for f in fields(ActRow)})
+        ok = all(r.passed for r in rows) and bool(rows)
+        levels.append(des_level(level_plan, raw, load=label, queue_depth=None).extended(
+            ActLevel, act=ActTest(slices=tuple(rows), avg=overall, max=worst, passed=ok,
+                                  derivation=load.derivation()),
+            notes=tuple(level_plan.notes), meets_slo=ok))
     passed: ActLoad | None = None  # the highest level before the first failing one
     rating = None
     for lv, (_, load) in zip(levels, loads, strict=True):
-        if not lv["meets_slo"]:
+        if not lv.meets_slo:
             break
-        passed, rating = load, lv["load"].get("x")
+        passed, rating = load, lv.load.get("x")
     if passed is None:
         rating_text = "does not pass ACT at the lowest level tried"
     elif rating is not None:
@@ -219,15 +219,11 @@ def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[dict[str, A
         rating_text = (f"passes ACT at {passed.reads_per_sec:,.0f} reads/s + "
                        f"{passed.writes_per_sec:,.0f} writes/s")
     last = levels[-1]
-    return {
-        "kind": "simulate", "workload": "aerospike", "layout": str(layout.spec),
-        "devices": devices_of(layout), "slice_s": slice_s,
-        "levels": levels,
-        "rating": {"x": rating, "text": rating_text},
-        "knee": {"x": rating},
-        "duration_s": duration_s, "ios": last["ios"], "iops": last["iops"],
-        "throughput_mibps": last["throughput_mibps"], "latency_ms": last["latency_ms"],
-        "bottleneck": last["bottleneck"], "timeline": last["timeline"],
-        "engine": ["des"], "seed": seed, "model_version": MODEL_VERSION,
-        "advisor_version": __version__, "catalog_version": catalog.catalog_version,
-    }
+    return ActSimResult(
+        layout=str(layout.spec), devices=devices_of(layout), slice_s=slice_s,
+        levels=tuple(levels), rating=ActRating(x=rating, text=rating_text),
+        knee=ActKnee(x=rating), duration_s=duration_s, ios=last.ios, iops=last.iops,
+        throughput_mibps=last.throughput_mibps, latency_ms=last.latency_ms,
+        bottleneck=last.bottleneck, timeline=last.timeline, engine=("des",), seed=seed,
+        model_version=MODEL_VERSION, advisor_version=__version__,
+        catalog_version=catalog.catalog_version)

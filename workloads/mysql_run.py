@@ -2,7 +2,6 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
@@ -10,13 +9,30 @@ from advisor.errors import InvalidInput
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.analytic import build_mix, mix_level
+from advisor.sim.analytic.engine import MixLevel
 from advisor.sim.des import RawLevel, run_des
 from advisor.sim.plan import SimPlan, compile_plan
-from advisor.sim.result import level_json, timeline
+from advisor.sim.result import des_level
+from advisor.sim.results import Latency, LatencySummary
 from advisor.sim.stats import LatencyStats
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
+from workloads.results import (
+    DeployedLayouts,
+    IoProfileView,
+    Knee,
+    MysqlLevel,
+    MysqlSimResult,
+    MysqlSlo,
+    ReadTxnIo,
+    Replication,
+    ServerLevel,
+    WriteTxnIo,
+)
 
 ProgressFn = Callable[[int, float], None]
+# What a server's level leaves for combining latency over servers: the event run's statistics
+# or the analytic level's distributions.
+ServerStats = dict[str, LatencyStats] | MixLevel
 BACKGROUND_LAG_LIMIT_S = 1.0
 CPU_LIMIT = 0.85
 
@@ -98,83 +114,89 @@ def _fsync_note(server: MysqlServer, plan: SimPlan) -> str | None:
 
 def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine: str,
                   duration_s: float, seed: int, warmup_s: float,
-                  progress: Callable[[float], None] | None) -> tuple[dict[str, Any], Any]:
+                  progress: Callable[[float], None] | None) -> tuple[ServerLevel, ServerStats]:
     load = {"tps": round(server.rate_tps, 3)}
+    stats: ServerStats
     if engine == "des":
         raw: RawLevel = run_des(plan, server, duration_s=duration_s, seed=seed,
                                 warmup_s=warmup_s, progress=progress)
-        level = level_json(plan, raw, load=load, concurrency=None)
-        level["timeline"] = timeline(plan, raw)
-        level["achieved_tps"] = round(raw.completed / (duration_s - warmup_s), 3)
-        level["unfinished"] = raw.request_latency["all"].n - raw.completed
-        stats: Any = raw.request_latency
+        level = des_level(plan, raw, load=load, queue_depth=None)
+        achieved = round(raw.completed / (duration_s - warmup_s), 3)
+        unfinished: int | None = raw.request_latency["all"].n - raw.completed
+        stats = raw.request_latency
         read_ms = raw.io_latency["read"].mean_s * 1000 if raw.io_latency["read"].n else None
     else:
         mix = build_mix(plan, server.request_classes(), server.background_specs())
-        level = mix_level(plan, mix, duration_s=duration_s, load=load, open_rate=server.rate_tps,
-                          concurrency=server.concurrency)
-        stats = level.pop("_dists")
+        stats = mix_level(plan, mix, duration_s=duration_s, load=load,
+                          open_rate=server.rate_tps, concurrency=server.concurrency)
+        level, achieved, unfinished = stats.level, stats.achieved_tps, None
         read_ms = None
-    level["role"] = server.role
-    level["layout"] = str(layout.spec)
-    level["offered_tps"] = round(server.rate_tps, 3)
-    level["cpu_utilisation"] = round(cpu_utilisation(server, layout), 4)
+    replication = None
     if server.role == "replica":
         cap = apply_capacity_tps(server, plan, read_ms)
         behind = server.params.write_tps > cap
-        level["replication"] = {
-            "apply_capacity_tps": round(cap, 1), "write_tps": round(server.params.write_tps, 1),
-            "falls_behind": behind,
-            "lag_growth_s_per_s": round(server.params.write_tps / cap - 1, 4) if behind else 0.0}
+        replication = Replication(
+            apply_capacity_tps=round(cap, 1), write_tps=round(server.params.write_tps, 1),
+            falls_behind=behind,
+            lag_growth_s_per_s=round(server.params.write_tps / cap - 1, 4) if behind else 0.0)
     note = _fsync_note(server, plan)
-    if note and level["bottleneck"].startswith("latency-bound"):
-        level["bottleneck"] = note
-    return level, stats
+    if note and level.bottleneck.startswith("latency-bound"):
+        level = replace(level, bottleneck=note)
+    return level.extended(
+        ServerLevel, achieved_tps=achieved, unfinished=unfinished,
+        role=server.role, layout=str(layout.spec), offered_tps=round(server.rate_tps, 3),
+        cpu_utilisation=round(cpu_utilisation(server, layout), 4),
+        replication=replication), stats
 
 
-def _verdict(servers_json: list[dict[str, Any]], p99: float | None, p99_ms: float) -> list[str]:
+def _verdict(levels: list[ServerLevel], p99: float | None, p99_ms: float) -> list[str]:
     why = []
     if p99 is not None and p99 > p99_ms:
         why.append(f"transaction p99 {p99:,.2f} ms > {p99_ms:g} ms")
-    for s in servers_json:
-        role = s["role"]
-        if s.get("replication", {}).get("falls_behind"):
-            r = s["replication"]
-            why.append(f"{role} falls behind: applies {r['apply_capacity_tps']:,.0f} writes/s < "
-                       f"{r['write_tps']:,.0f}")
-        if s.get("background", {}).get("lag_s", 0.0) > BACKGROUND_LAG_LIMIT_S:
-            why.append(f"{role} page flushing falls behind "
-                       f"({s['background']['lag_s']:,.1f} s late)")
-        if s["cpu_utilisation"] > CPU_LIMIT:
-            why.append(f"{role} CPU {s['cpu_utilisation']:.0%} busy (> {CPU_LIMIT:.0%})")
+    for s in levels:
+        role = s.role
+        if s.replication is not None and s.replication.falls_behind:
+            r = s.replication
+            why.append(f"{role} falls behind: applies {r.apply_capacity_tps:,.0f} writes/s < "
+                       f"{r.write_tps:,.0f}")
+        if s.background is not None and s.background.lag_s > BACKGROUND_LAG_LIMIT_S:
+            why.append(f"{role} page flushing falls behind ({s.background.lag_s:,.1f} s late)")
+        if s.cpu_utilisation > CPU_LIMIT:
+            why.append(f"{role} CPU {s.cpu_utilisation:.0%} busy (> {CPU_LIMIT:.0%})")
     return why
 
 
-def _combined(parts: list[tuple[dict[str, Any], Any]], engine: str) -> dict[str, Any]:
-    if engine == "des":
-        merged = {k: LatencyStats() for k in ("all", "read", "write")}
-        for _, stats in parts:
+def _combined(parts: list[tuple[ServerLevel, ServerStats]]) -> Latency:
+    """The deployment's latency: every server's requests together."""
+    merged = {k: LatencyStats() for k in ("all", "read", "write")}
+    analytic = []
+    for level, stats in parts:
+        if isinstance(stats, MixLevel):
+            analytic.append((level.offered_tps, stats))
+        else:
             for k in merged:
                 merged[k].merge(stats[k])
-        return {"transaction": merged["all"].summary_ms(), "read": merged["read"].summary_ms(),
-                "write": merged["write"].summary_ms()}
-    from advisor.sim.analytic import combine_dists
+    if analytic:
+        from advisor.sim.analytic import combine_dists
 
-    return combine_dists([(lvl["offered_tps"], d) for lvl, d in parts])
+        return combine_dists(analytic)
+    return Latency(read=LatencySummary.of(merged["read"].summary_ms()),
+                   write=LatencySummary.of(merged["write"].summary_ms()),
+                   transaction=LatencySummary.of(merged["all"].summary_ms()))
 
 
 def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
                    tps_levels: list[float] | None = None, duration_s: float = 60.0,
                    engine: str = "auto", seed: int = 1, warmup_s: float = 5.0,
                    p99_ms: float = 10.0, measured: TxnIo | None = None,
-                   progress: ProgressFn | None = None) -> dict[str, Any]:
+                   progress: ProgressFn | None = None) -> MysqlSimResult:
     """Simulate the deployment at each offered TPS; the knee is the highest that meets the SLO."""
     if warmup_s >= duration_s:
         warmup_s = 0.0
     _check_fits(dep, params)
     levels_tps = tps_levels or [params.tps]
     plans: dict[str, SimPlan] = {}
-    out_levels: list[dict[str, Any]] = []
+    out_levels: list[MysqlLevel] = []
     for i, tps in enumerate(levels_tps):
         p = replace(params, tps=tps)
         parts = []
@@ -192,49 +214,41 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
             parts.append(_server_level(server, layout, plan, engine=use, duration_s=duration_s,
                                        seed=seed + 7919 * i + j, warmup_s=warmup_s,
                                        progress=tick))
-        server_json = [lvl for lvl, _ in parts]
-        latency = _combined(parts, use)
-        reasons = _verdict(server_json, latency["transaction"]["p99"], p99_ms)
-        achieved = sum(_achieved(s) for s in server_json)
-        out_levels.append({
-            "load": {"tps": tps}, "offered_tps": tps, "achieved_tps": round(achieved, 2),
-            "latency_ms": latency, "servers": server_json, "meets_slo": not reasons,
-            "reasons": reasons, "engine": use,
-            "bottleneck": "; ".join(f"{s['role']}: {s['bottleneck']}" for s in server_json[:2]),
-        })
-    passing = [lv["offered_tps"] for lv in out_levels if lv["meets_slo"]]
+        server_levels = [lvl for lvl, _ in parts]
+        latency = _combined(parts)
+        reasons = _verdict(server_levels, latency.transaction.p99, p99_ms)
+        # As Python floats: the analytic engine's may be numpy's, whose round() breaks ties
+        # differently.
+        achieved = sum(float(s.achieved_tps) for s in server_levels)
+        out_levels.append(MysqlLevel(
+            load={"tps": tps}, offered_tps=tps, achieved_tps=round(achieved, 2),
+            latency_ms=latency, servers=tuple(server_levels), meets_slo=not reasons,
+            reasons=tuple(reasons), engine="des" if use == "des" else "analytic",
+            bottleneck="; ".join(f"{s.role}: {s.bottleneck}" for s in server_levels[:2])))
+    passing = [lv.offered_tps for lv in out_levels if lv.meets_slo]
     last = out_levels[-1]
-    master_last = last["servers"][0]
-    io = build_servers(dep, params, measured)
-    return {
-        "kind": "simulate", "workload": "mysql",
-        "deployment": {"master": str(dep.master.spec), "replicas": dep.replicas_for(params)},
-        "layout": str(dep.master.spec),
-        "params": {k: getattr(params, k) for k in params.__dataclass_fields__},
-        "io_profile": {"source": io[0].io.source, "miss_ratio": round(io[0].io.miss_ratio, 4),
-                       "per_read_txn": {"page_reads": round(io[0].io.read_page_reads, 4)},
-                       "per_write_txn": {"page_reads": round(io[0].io.write_page_reads, 4),
-                                         "page_flushes": round(io[0].io.write_page_flushes, 4),
-                                         "redo_bytes": round(io[0].io.redo_bytes),
-                                         "binlog_bytes": round(io[0].io.binlog_bytes)},
-                       "explain": io[0].io.explain},
-        "slo": {"p99_ms": p99_ms},
-        "levels": out_levels,
-        "knee": _knee(out_levels, passing, p99_ms),
-        "duration_s": duration_s, "warmup_s": warmup_s,
-        "ios": master_last["ios"], "iops": master_last["iops"],
-        "throughput_mibps": master_last["throughput_mibps"],
-        "latency_ms": last["latency_ms"], "bottleneck": last["bottleneck"],
-        "timeline": master_last.get("timeline", []),
-        "engine": sorted({lv["engine"] for lv in out_levels}), "seed": seed,
-        "model_version": MODEL_VERSION, "advisor_version": __version__,
-        "catalog_version": catalog.catalog_version,
-    }
-
-
-def _achieved(server_level: dict[str, Any]) -> float:
-    """Foreground transactions/s the server completed (offered when the engine is analytic)."""
-    return float(server_level.get("achieved_tps", server_level["offered_tps"]))
+    master_last = last.servers[0]
+    io = build_servers(dep, params, measured)[0].io
+    return MysqlSimResult(
+        deployment=DeployedLayouts(master=str(dep.master.spec),
+                                   replicas=tuple(dep.replicas_for(params))),
+        layout=str(dep.master.spec), params=params,
+        io_profile=IoProfileView(
+            source=io.source, miss_ratio=round(io.miss_ratio, 4),
+            per_read_txn=ReadTxnIo(page_reads=round(io.read_page_reads, 4)),
+            per_write_txn=WriteTxnIo(page_reads=round(io.write_page_reads, 4),
+                                     page_flushes=round(io.write_page_flushes, 4),
+                                     redo_bytes=round(io.redo_bytes),
+                                     binlog_bytes=round(io.binlog_bytes)),
+            explain=tuple(io.explain)),
+        slo=MysqlSlo(p99_ms=p99_ms), levels=tuple(out_levels),
+        knee=_knee(out_levels, passing, p99_ms), duration_s=duration_s, warmup_s=warmup_s,
+        ios=master_last.ios, iops=master_last.iops,
+        throughput_mibps=master_last.throughput_mibps, latency_ms=last.latency_ms,
+        bottleneck=last.bottleneck, timeline=master_last.timeline,
+        engine=tuple(sorted({lv.engine for lv in out_levels})), seed=seed,
+        model_version=MODEL_VERSION, advisor_version=__version__,
+        catalog_version=catalog.catalog_version)
 
 
 def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, threads: int,
@@ -244,7 +258,7 @@ def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, thre
     def in_flight(tps: float) -> float:
         r = simulate_mysql(dep, catalog, replace(params, tps=tps), tps_levels=[tps],
                            duration_s=600.0, engine="analytic", measured=measured, warmup_s=0.0)
-        mean = r["levels"][0]["latency_ms"]["transaction"]["mean"] or 0.0
+        mean = r.levels[0].latency_ms.transaction.mean or 0.0
         return tps * mean / 1000
 
     lo, hi = 0.0, 100.0
@@ -261,22 +275,21 @@ def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, thre
     return round((lo + hi) / 2, 2)
 
 
-def _knee(levels: list[dict[str, Any]], passing: list[float], p99_ms: float) -> dict[str, Any]:
+def _knee(levels: list[MysqlLevel], passing: list[float], p99_ms: float) -> Knee:
     """The SLO knee (highest level meeting it) and the saturation point of the curve (the
     highest level whose achieved rate still follows the offered one)."""
-    following = [lv["offered_tps"] for lv in levels
-                 if lv["achieved_tps"] >= 0.95 * lv["offered_tps"]]
-    beyond = [lv["offered_tps"] for lv in levels if lv["achieved_tps"] < 0.95 * lv["offered_tps"]]
+    following = [lv.offered_tps for lv in levels if lv.achieved_tps >= 0.95 * lv.offered_tps]
+    beyond = [lv.offered_tps for lv in levels if lv.achieved_tps < 0.95 * lv.offered_tps]
     sat = max(following) if following else None
     if sat is not None and beyond and min(beyond) > sat:
         sat_text = f"throughput follows the load up to {sat:,.0f} tps and saturates before " \
                    f"{min(beyond):,.0f}"
     elif sat is None:
-        sat_text = f"already saturated at {levels[0]['offered_tps']:,.0f} tps (achieved " \
-                   f"{levels[0]['achieved_tps']:,.0f})"
+        sat_text = f"already saturated at {levels[0].offered_tps:,.0f} tps (achieved " \
+                   f"{levels[0].achieved_tps:,.0f})"
     else:
         sat_text = f"throughput follows the load at every level (up to {sat:,.0f} tps)"
     slo = (f"highest load meeting p99 <= {p99_ms:g} ms: {max(passing):,.0f} tps" if passing
            else f"no level meets p99 <= {p99_ms:g} ms")
-    return {"tps": max(passing) if passing else None, "saturation_tps": sat,
-            "text": f"{slo}; {sat_text}"}
+    return Knee(tps=max(passing) if passing else None, saturation_tps=sat,
+                text=f"{slo}; {sat_text}")

@@ -7,12 +7,14 @@ would simulate.
 """
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
 from advisor.layout.model import Layout
 from workloads.mysql import TxnIo
+from workloads.results import ActSimResult, MysqlSimResult, SimulateResult
 from workloads.simulate_request import (
     AerospikeSimRequest,
     MysqlSimRequest,
@@ -26,7 +28,7 @@ def run_mysql(layout: Layout, cat: Catalog, *, tps: float, reads: float, replica
               measured: TxnIo | None, flush_log_at_trx_commit: int, sync_binlog: int,
               p99_ms: float, ramp: str | None, duration: float, engine: str, seed: int,
               progress: Any, row_bytes: int = 190, read_rows: int = 1, write_rows: int = 4,
-              secondary_indexes: int = 1, replica_workers: int = 1) -> dict[str, Any]:
+              secondary_indexes: int = 1, replica_workers: int = 1) -> MysqlSimResult:
     from advisor.sim.run import parse_ramp
     from workloads.mysql import MysqlParams
     from workloads.mysql_run import Deployment, simulate_mysql, tps_for_threads
@@ -51,10 +53,11 @@ def run_mysql(layout: Layout, cat: Catalog, *, tps: float, reads: float, replica
                             engine=engine, seed=seed, p99_ms=p99_ms, measured=measured,
                             progress=progress)
     if threads:
-        for lv, n in zip(result["levels"], threads, strict=True):
-            lv["load"] = {"threads": n, "tps": round(lv["offered_tps"], 1)}
-        result["closed_loop_note"] = ("threads: each level's rate solves threads = tps x mean "
-                                      "transaction latency (Little's law) on the analytic engine")
+        result = replace(
+            result, levels=tuple(replace(lv, load={"threads": n, "tps": round(lv.offered_tps, 1)})
+                                 for lv, n in zip(result.levels, threads, strict=True)),
+            closed_loop_note="threads: each level's rate solves threads = tps x mean "
+                             "transaction latency (Little's law) on the analytic engine")
     return result
 
 
@@ -62,7 +65,7 @@ def run_aerospike(layout: Layout, cat: Catalog, *, x: float | None, ramp: str | 
                   reads_per_sec: float | None, writes_per_sec: float | None,
                   record_bytes: int, replication_factor: int, update_pct: float,
                   defrag_lwm_pct: float, duration: float, slice_s: float | None, seed: int,
-                  progress: Any) -> dict[str, Any]:
+                  progress: Any) -> ActSimResult:
     from advisor.sim.run import parse_ramp
     from workloads.aerospike import ActLoad, ActOptions, simulate_act
 
@@ -95,18 +98,17 @@ def over_budget(estimate: float, budget: float) -> InvalidInput:
 
 def run_simulate(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None = None,
                  io_budget: float | None = None,
-                 progress: Progress | None = None) -> dict[str, Any]:
+                 progress: Progress | None = None) -> SimulateResult:
     """The simulate result for `req` (with the request it answers, so a report can give the
     command that reproduces it), or InvalidInput (a bad value, or over `io_budget`)."""
     from advisor.serial import to_json
 
     result = _run(req, catalog, measured=measured, io_budget=io_budget, progress=progress)
-    result["request"] = to_json(req)
-    return result
+    return replace(result, request=to_json(req))
 
 
 def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
-         io_budget: float | None, progress: Progress | None) -> dict[str, Any]:
+         io_budget: float | None, progress: Progress | None) -> SimulateResult:
     from advisor.layout import resolve
 
     layout = resolve(req.spec, catalog)

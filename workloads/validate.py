@@ -42,23 +42,23 @@ def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any],
                         span_bytes=span)
         sim = simulate_pattern(layout, catalog, pat, duration_s=duration_s, engine="des",
                                seed=seed)
-        level = sim["levels"][0]
+        level = sim.levels[0]
         op = "read" if frac > 0 else "write"
         measured_iops = float(run.get(f"{op}_iops") or 0.0)
-        sim_iops = float(level["iops"][op])
+        sim_iops = float(level.iops.read if frac > 0 else level.iops.write)
         mlat = run.get("percentiles_ms") or run.get("latency_ms") or {}
-        slat = level["latency_ms"][op]
+        slat = level.latency_ms.read if frac > 0 else level.latency_ms.write
         err = _pct(sim_iops, measured_iops)
         rows.append({
             "mode": mode, "threads": threads, "block_bytes": pat.block_bytes,
             "measured": {"iops": measured_iops, "p50_ms": mlat.get("p50"),
                          "p95_ms": mlat.get("p95"), "p99_ms": mlat.get("p99")},
-            "simulated": {"iops": round(sim_iops, 1), "p50_ms": slat["p50"], "p95_ms": slat["p95"],
-                          "p99_ms": slat["p99"]},
-            "error_pct": {"iops": err, "p50": _pct(slat["p50"], mlat.get("p50")),
-                          "p99": _pct(slat["p99"], mlat.get("p99"))},
+            "simulated": {"iops": round(sim_iops, 1), "p50_ms": slat.p50, "p95_ms": slat.p95,
+                          "p99_ms": slat.p99},
+            "error_pct": {"iops": err, "p50": _pct(slat.p50, mlat.get("p50")),
+                          "p99": _pct(slat.p99, mlat.get("p99"))},
             "within_tolerance": err is not None and abs(err) <= IOPS_TOLERANCE * 100,
-            "bottleneck": level["bottleneck"],
+            "bottleneck": level.bottleneck,
         })
     errors = [abs(r["error_pct"]["iops"]) for r in rows if r["error_pct"]["iops"] is not None]
     return {

@@ -13,6 +13,7 @@ from advisor.cli.options import fixed, with_options
 from advisor.cli.report_cmd import ReportOpt, SaveOpt
 from advisor.errors import InvalidInput
 from advisor.options import FieldError, declared
+from advisor.sim.results import PatternResult
 from workloads.simulate_request import (
     DB,
     WORKLOAD,
@@ -82,64 +83,67 @@ def simulate(*, fmt: SimFormat, out: Path | None, catalog: list[Path] | None,
     what = f"{req.workload} on {req.spec}" if req.workload else req.spec
     with level_progress(levels, f"simulating {what}") as tick:
         result = run_simulate(req, cat, measured=measured, progress=tick)
+    from advisor.serial import to_json
+    from workloads.results import ActSimResult, MysqlSimResult
+
+    data = to_json(result)
     if out is not None:
         from advisor.userfiles import write_json
 
-        write_json(out, result)
+        write_json(out, data)
     if fmt is SimFormat.json:
-        emit_json(result)
+        emit_json(data)
+    elif isinstance(result, MysqlSimResult):
+        from advisor.cli import simulate_db
+
+        simulate_db.print_mysql(result)
+    elif isinstance(result, ActSimResult):
+        from advisor.cli import simulate_db
+
+        simulate_db.print_act(result)
     elif fmt is SimFormat.fio:
         from advisor.sim.result import fio_json
 
         emit_json(fio_json(result))
-    elif isinstance(req, MysqlSimRequest):
-        from advisor.cli import simulate_db
-
-        simulate_db.print_mysql(result)
-    elif req.workload == "aerospike":
-        from advisor.cli import simulate_db
-
-        simulate_db.print_act(result)
     else:
         print_simulation(result)
     if report is not None or save:
         from advisor.cli.report_cmd import after_result
 
-        after_result("simulate", result["request"], result, report=report, save=save,
+        after_result("simulate", data["request"], data, report=report, save=save,
                      catalog=cat)
 
 
-def print_simulation(r: dict[str, Any]) -> None:
-    p = r["pattern"]
-    console.print(f"[bold]{r['layout']}[/bold]  {p['name']}  bs {p['block_bytes'] // 1024} KiB  "
-                  f"{p['read_fraction']:.0%} reads  {r['duration_s']:g} s per level  "
-                  f"seed {r['seed']}  engine {'/'.join(r['engine'])}")
+def print_simulation(r: PatternResult) -> None:
+    p = r.pattern
+    console.print(f"[bold]{r.layout}[/bold]  {p.name}  bs {p.block_bytes // 1024} KiB  "
+                  f"{p.read_fraction:.0%} reads  {r.duration_s:g} s per level  "
+                  f"seed {r.seed}  engine {'/'.join(r.engine)}")
     table = Table()
     for col in ("load", "rd IOPS", "wr IOPS", "MiB/s", "rd p50", "rd p99", "wr p50", "wr p99"):
         table.add_column(col, justify="left" if col == "load" else "right", no_wrap=True)
     labels = []
-    for lv in r["levels"]:
-        lat = lv["latency_ms"]
-        label = ",".join(f"{k}={v:g}" for k, v in lv["load"].items())
+    for lv in r.levels:
+        lat = lv.latency_ms
+        label = ",".join(f"{k}={v:g}" for k, v in lv.load.items())
         labels.append(label)
-        table.add_row(label, f"{lv['iops']['read']:,.0f}", f"{lv['iops']['write']:,.0f}",
-                      f"{lv['throughput_mibps']:,.1f}", fmt_ms(lat["read"]["p50"]),
-                      fmt_ms(lat["read"]["p99"]), fmt_ms(lat["write"]["p50"]),
-                      fmt_ms(lat["write"]["p99"]))
+        table.add_row(label, f"{lv.iops.read:,.0f}", f"{lv.iops.write:,.0f}",
+                      f"{lv.throughput_mibps:,.1f}", fmt_ms(lat.read.p50), fmt_ms(lat.read.p99),
+                      fmt_ms(lat.write.p50), fmt_ms(lat.write.p99))
     table.caption = "latency in ms"
     console.print(table)
     console.print("[bold]Bottleneck[/bold]")
-    for label, lv in zip(labels, r["levels"], strict=True):
-        console.print(f"  {label}: {lv['bottleneck']}")
-    tl = [pt for pt in r["timeline"] if pt.get("burst_balance") is not None]
+    for label, lv in zip(labels, r.levels, strict=True):
+        console.print(f"  {label}: {lv.bottleneck}")
+    tl = [pt for pt in r.timeline if pt.burst_balance is not None]
     if tl:
         step = max(1, len(tl) // 12)
         t2 = Table(title="Burst credits over time (last level)", title_justify="left")
         for col in ("t (s)", "IOPS", "MiB/s", "credits left"):
             t2.add_column(col)
         for pt in tl[::step]:
-            t2.add_row(f"{pt['t_s']:,.0f}", f"{pt['iops']:,.0f}", f"{pt['throughput_mibps']:,.1f}",
-                       f"{max(0.0, pt['burst_balance']):.0%}")
+            t2.add_row(f"{pt.t_s:,.0f}", f"{pt.iops:,.0f}", f"{pt.throughput_mibps:,.1f}",
+                       f"{max(0.0, pt.burst_balance or 0.0):.0%}")
         console.print(t2)
-    for note in r.get("notes", []):
+    for note in r.notes:
         console.print(f"  · {note}")

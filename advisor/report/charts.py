@@ -20,6 +20,8 @@ from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from advisor.sim.results import HistogramBin
+
 PALETTE = ("#2563eb", "#ea580c", "#16a34a", "#9333ea", "#0891b2", "#be123c", "#4d7c0f")
 SLO_COLOUR = "#dc2626"
 GRID_COLOUR = "#e5e7eb"
@@ -199,13 +201,13 @@ def line_chart(chart: LineChart, chart_id: str) -> str:
         return _svg(fig, chart_id, chart.title)
 
 
-def histogram_chart(bins: Sequence[dict[str, float]], chart_id: str, *, title: str) -> str:
+def histogram_chart(bins: Sequence[HistogramBin], chart_id: str, *, title: str) -> str:
     """Latency histogram: one bar per power-of-two bucket, share of I/Os in %."""
     with _LOCK, matplotlib.rc_context(_RC):
         fig, ax = _figure(3.0)
-        total = sum(b["count"] for b in bins) or 1
-        labels = [f"{_fmt(b['ge_ms'])}–{_fmt(b['lt_ms'])}" for b in bins]
-        shares = [100 * b["count"] / total for b in bins]
+        total = sum(b.count for b in bins) or 1
+        labels = [f"{_fmt(b.ge_ms)}–{_fmt(b.lt_ms)}" for b in bins]
+        shares = [100 * b.count / total for b in bins]
         ax.bar(range(len(bins)), shares, color=PALETTE[0], width=0.8)
         ax.set_xticks(range(len(bins)), labels, rotation=30, ha="right")
         ax.set_ylabel("% of I/Os")

@@ -5,6 +5,8 @@ from typing import Any
 from markupsafe import Markup
 
 from advisor.report.charts import PALETTE, LineChart, Series, histogram_chart, line_chart
+from advisor.sim.results import Level, TimelinePoint
+from workloads.results import MysqlLevel
 
 BURST_MATTERS = 0.995  # a bucket that never falls below this is not worth a chart
 
@@ -45,14 +47,13 @@ def cost_table(title: str, cost: dict[str, Any]) -> dict[str, Any]:
             "storage": fmt_usd(cost.get("storage_usd")), "notes": cost.get("notes", [])}
 
 
-def _timelines(level: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
-    if level.get("servers"):
-        return [(f"{s['role']} {s['layout']}", s.get("timeline", [])) for s in level["servers"]
-                if s.get("timeline")]
-    return [("", level.get("timeline", []))] if level.get("timeline") else []
+def _timelines(level: Level | MysqlLevel) -> list[tuple[str, tuple[TimelinePoint, ...]]]:
+    if isinstance(level, MysqlLevel):
+        return [(f"{s.role} {s.layout}", s.timeline) for s in level.servers if s.timeline]
+    return [("", level.timeline)] if level.timeline else []
 
 
-def timeline_chart(level: dict[str, Any], chart_id: str, *, at: str,
+def timeline_chart(level: Level | MysqlLevel, chart_id: str, *, at: str,
                    hours: float | None = None, always: bool = False) -> dict[str, Any]:
     """IOPS and every burst bucket's balance over time; `matters` False when none drains (then
     no chart, unless `always`: simulation reports always draw the IOPS timeline)."""
@@ -62,7 +63,7 @@ def timeline_chart(level: dict[str, Any], chart_id: str, *, at: str,
     lowest: dict[str, float] = {}
     for who, points in parts:
         for p in points:
-            for bucket, frac in (p.get("buckets") or {}).items():
+            for bucket, frac in (p.buckets or {}).items():
                 key = f"{who}: {bucket}" if who else bucket
                 lowest[key] = min(lowest.get(key, 1.0), frac)
     if not lowest:
@@ -80,23 +81,23 @@ def timeline_chart(level: dict[str, Any], chart_id: str, *, at: str,
     matters = bool(lowest) and min(lowest.values()) < BURST_MATTERS
     if not matters and not always:
         return {"matters": False, "svg": None, "text": text}
-    span = max((p["t_s"] for _, pts in parts for p in pts), default=0.0)
+    span = max((p.t_s for _, pts in parts for p in pts), default=0.0)
     scale, unit = (3600.0, "hours") if span > 7200 else (60.0, "minutes") if span > 600 else \
         (1.0, "seconds")
     series: list[Series] = []
     for n, (who, points) in enumerate(parts):
         colour = PALETTE[n % len(PALETTE)]
-        xs = [p["t_s"] / scale for p in points]
+        xs = [p.t_s / scale for p in points]
         series.append(Series(label=f"{who} · IOPS" if who else "IOPS", x=xs,
-                             y=[p["iops"] for p in points], colour=colour, marker=None))
-        buckets = sorted({b for p in points for b in (p.get("buckets") or {})})
+                             y=[p.iops for p in points], colour=colour, marker=None))
+        buckets = sorted({b for p in points for b in (p.buckets or {})})
         for k, bucket in enumerate(buckets):
             key = f"{who}: {bucket}" if who else bucket
             if lowest.get(key, 1.0) >= BURST_MATTERS:
                 continue
             series.append(Series(label=f"{who} · {bucket} credits" if who else f"{bucket} credits",
                                  x=xs,
-                                 y=[(p.get("buckets") or {}).get(bucket) for p in points],
+                                 y=[(p.buckets or {}).get(bucket) for p in points],
                                  colour=PALETTE[(n + k + 2) % len(PALETTE)], dashed=True,
                                  marker=None, right=True))
     title = (f"IOPS and burst credits over time at {at}" if matters else
@@ -106,8 +107,8 @@ def timeline_chart(level: dict[str, Any], chart_id: str, *, at: str,
     return {"matters": matters, "svg": Markup(line_chart(chart, chart_id)), "text": text}
 
 
-def histogram_section(level: dict[str, Any], chart_id: str, title: str) -> Markup | None:
-    bins = level.get("histogram") or []
-    if not bins or not any(b.get("count") for b in bins):
+def histogram_section(level: Level, chart_id: str, title: str) -> Markup | None:
+    bins = level.histogram or ()
+    if not any(b.count for b in bins):
         return None
     return Markup(histogram_chart(bins, chart_id, title=title))

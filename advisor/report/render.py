@@ -99,8 +99,9 @@ def render_report(result: dict[str, Any], *, catalog: Catalog | None = None,
             ctx = size_context(*_size_parts(result, catalog))
         elif kind == "simulate":
             from advisor.report.simulate_view import simulate_context
+            from workloads.results import load_simulate_result
 
-            ctx = simulate_context(result)
+            ctx = simulate_context(load_simulate_result(result))
         elif kind == "replay":
             from advisor.report.replay_view import replay_context
 

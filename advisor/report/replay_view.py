@@ -8,6 +8,7 @@ from markupsafe import Markup
 
 from advisor.report.charts import PALETTE, LineChart, Series, line_chart
 from advisor.report.common import fmt_ms
+from workloads.results import MysqlSimResult, load_simulate_result
 
 
 def _interpolate(xs: list[float], ys: list[float | None], x: float) -> float | None:
@@ -20,11 +21,13 @@ def _interpolate(xs: list[float], ys: list[float | None], x: float) -> float | N
     return pts[0][1] if pts[0][0] == x else None
 
 
-def simulated_of(result: dict[str, Any], compare: dict[str, Any] | None) -> dict[str, Any] | None:
+def simulated_of(result: dict[str, Any],
+                 compare: dict[str, Any] | None) -> MysqlSimResult | None:
     """The simulation to overlay: given explicitly, or embedded in the replay result."""
     sim = compare or result.get("simulated")
     if sim and sim.get("kind") == "simulate" and sim.get("workload") == "mysql":
-        return sim
+        typed = load_simulate_result(sim)
+        return typed if isinstance(typed, MysqlSimResult) else None
     return None
 
 
@@ -55,15 +58,15 @@ def replay_context(result: dict[str, Any], compare: dict[str, Any] | None) -> di
                   Series(label="measured · p50", x=x_meas, y=[t["p50"] for t in tx],
                          colour=PALETTE[0], dashed=True, marker="s")]
         if sim is not None:
-            xs = [lv["offered_tps"] for lv in sim["levels"]]
-            st = [lv["latency_ms"]["transaction"] for lv in sim["levels"]]
-            series += [Series(label="simulated · p99", x=xs, y=[t["p99"] for t in st],
+            xs = [lv.offered_tps for lv in sim.levels]
+            st = [lv.latency_ms.transaction for lv in sim.levels]
+            series += [Series(label="simulated · p99", x=xs, y=[t.p99 for t in st],
                               colour=PALETTE[1]),
-                       Series(label="simulated · p50", x=xs, y=[t["p50"] for t in st],
+                       Series(label="simulated · p50", x=xs, y=[t.p50 for t in st],
                               colour=PALETTE[1], dashed=True, marker="s")]
             for lv, t in zip(levels, tx, strict=True):
                 for pct in ("p50", "p99"):
-                    model = _interpolate(xs, [s[pct] for s in st], lv["achieved_tps"])
+                    model = _interpolate(xs, [getattr(s, pct) for s in st], lv["achieved_tps"])
                     measured = t[pct]
                     errors.append({
                         "load": f"{lv['achieved_tps']:,.0f} tps", "pct": pct,
@@ -84,7 +87,7 @@ def replay_context(result: dict[str, Any], compare: dict[str, Any] | None) -> di
         "kind": "replay", "title": f"Replay report — {target.get('driver', 'database')} "
         f"{result.get('mode', '')}", "target": target, "rows": rows, "curves": charts,
         "errors": errors, "simulated": sim is not None,
-        "simulated_what": (f"{sim['deployment']['master']} ({', '.join(sim.get('engine', []))})"
+        "simulated_what": (f"{sim.deployment.master} ({', '.join(sim.engine)})"
                            if sim else None),
         "facts": [("mode", result.get("mode", "-")),
                   ("reads per write", f"{result.get('reads_per_write', 0):g}"),

@@ -1,9 +1,9 @@
 """`simulate`: one core call shared by the CLI and the API. Builds the plan, runs every ramp level
-on the chosen engine, and returns the result JSON."""
+on the chosen engine, and returns the typed result (`advisor.sim.results.PatternResult`)."""
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Literal
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
@@ -12,21 +12,15 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.des import run_des
 from advisor.sim.plan import SimPlan, compile_plan
-from advisor.sim.result import level_json, timeline
+from advisor.sim.result import des_level
+from advisor.sim.results import Level, Load, PatternResult, PatternSummary, Ramp
 from advisor.sim.source import IoPattern
 
 Engine = Literal["des", "analytic", "auto"]
-RampKey = Literal["iodepth", "threads", "rate", "tps", "x"]
 RAMP_KEYS = ("iodepth", "threads", "rate", "tps", "x")
 # DES budget for engine=auto: above this many simulated I/Os the analytic engine answers.
 AUTO_DES_BUDGET = 30_000_000
 ProgressFn = Callable[[int, float], None]  # (level index, fraction done)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Ramp:
-    key: RampKey
-    values: tuple[float, ...]
 
 
 def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rate")) -> Ramp:
@@ -52,10 +46,10 @@ def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rat
     return Ramp(key=key, values=values)  # type: ignore[arg-type]
 
 
-def pattern_levels(base: IoPattern, ramp: Ramp | None) -> list[tuple[IoPattern, dict[str, Any]]]:
+def pattern_levels(base: IoPattern, ramp: Ramp | None) -> list[tuple[IoPattern, Load]]:
     """One pattern per load level, with the load as the user named it."""
     if ramp is None:
-        load: dict[str, Any] = {"threads" if base.name.startswith("sysbench") else "iodepth":
+        load: Load = {"threads" if base.name.startswith("sysbench") else "iodepth":
                                 base.concurrency}
         if base.open_rate:
             load["rate_iops"] = base.open_rate
@@ -83,7 +77,7 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
                      ramp: Ramp | None = None, duration_s: float = 60.0,
                      engine: Engine = "auto", seed: int = 1, warmup_s: float = 0.0,
                      progress: ProgressFn | None = None,
-                     io_budget: float | None = None) -> dict[str, Any]:
+                     io_budget: float | None = None) -> PatternResult:
     """Simulate a raw I/O pattern on a layout at one or more load levels."""
     if duration_s <= 0 or duration_s > 7 * 86400:
         raise InvalidInput(f"--duration {duration_s:g}: must be between 0 and 604800 s (7 days)")
@@ -99,7 +93,7 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
         raise InvalidInput(f"this request would simulate about {sum(estimates):,.0f} I/Os, over "
                            f"the limit of {io_budget:,.0f}: shorten --duration, use fewer ramp "
                            "levels or engine=analytic")
-    results = []
+    results: list[Level] = []
     for i, ((pat, load), estimate) in enumerate(zip(levels, estimates, strict=True)):
         use = engine
         if engine == "auto":
@@ -110,8 +104,7 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
                     progress(i, frac)
             raw = run_des(plan, pat, duration_s=duration_s, seed=seed + i, warmup_s=warmup_s,
                           progress=tick)
-            level = level_json(plan, raw, load=load, concurrency=pat.concurrency)
-            level["timeline"] = timeline(plan, raw)
+            level = des_level(plan, raw, load=load, queue_depth=pat.concurrency)
         else:
             from advisor.sim.analytic import analytic_level
 
@@ -120,28 +113,16 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
                 progress(i, 1.0)
         results.append(level)
     last = results[-1]
-    return {
-        "kind": "simulate",
-        "layout": str(layout.spec),
-        "pattern": {"name": pattern.name, "read_fraction": pattern.read_fraction,
-                    "random": pattern.random, "block_bytes": pattern.block_bytes,
-                    "concurrency": pattern.concurrency, "span_bytes": pattern.span_bytes,
-                    "rate_iops": pattern.open_rate,
-                    "fsync_every_writes": pattern.fsync_every_writes},
-        "ramp": None if ramp is None else {"key": ramp.key, "values": list(ramp.values)},
-        "duration_s": duration_s,
-        "warmup_s": warmup_s,
-        "ios": last["ios"],
-        "iops": last["iops"],
-        "throughput_mibps": last["throughput_mibps"],
-        "latency_ms": last["latency_ms"],
-        "bottleneck": last["bottleneck"],
-        "timeline": last.get("timeline", []),
-        "levels": results,
-        "engine": sorted({r["engine"] for r in results}),
-        "seed": seed,
-        "notes": plan.notes,
-        "model_version": MODEL_VERSION,
-        "advisor_version": __version__,
-        "catalog_version": catalog.catalog_version,
-    }
+    return PatternResult(
+        layout=str(layout.spec),
+        pattern=PatternSummary(name=pattern.name, read_fraction=pattern.read_fraction,
+                               random=pattern.random, block_bytes=pattern.block_bytes,
+                               concurrency=pattern.concurrency, span_bytes=pattern.span_bytes,
+                               rate_iops=pattern.open_rate,
+                               fsync_every_writes=pattern.fsync_every_writes),
+        ramp=ramp, duration_s=duration_s, warmup_s=warmup_s, ios=last.ios, iops=last.iops,
+        throughput_mibps=last.throughput_mibps, latency_ms=last.latency_ms,
+        bottleneck=last.bottleneck, timeline=last.timeline, levels=tuple(results),
+        engine=tuple(sorted({r.engine for r in results})), seed=seed, notes=tuple(plan.notes),
+        model_version=MODEL_VERSION, advisor_version=__version__,
+        catalog_version=catalog.catalog_version)

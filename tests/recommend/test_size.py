@@ -85,11 +85,11 @@ def test_recommended_deployment_meets_the_slo_when_resimulated(catalog: Catalog,
     result = simulate_mysql(dep, catalog, MysqlParams(tps=627, reads_per_write=3.25, replicas=1,
                                                       data_gb=100),
                             tps_levels=[627.0, 815.1, float(knee)], duration_s=20.0, engine="des")
-    assert result["engine"] == ["des"]
-    for lv in result["levels"]:
-        assert (lv["meets_slo"], lv["reasons"]) == (True, []), lv["offered_tps"]
-        assert lv["latency_ms"]["transaction"]["p99"] <= 10.0
-        assert lv["achieved_tps"] == pytest.approx(lv["offered_tps"], rel=0.05)
+    assert result.engine == ("des",)
+    for lv in result.levels:
+        assert (lv.meets_slo, lv.reasons) == (True, ()), lv.offered_tps
+        assert lv.latency_ms.transaction.p99 <= 10.0
+        assert lv.achieved_tps == pytest.approx(lv.offered_tps, rel=0.05)
 
 
 def test_rejected_candidates_are_cheaper_and_say_why(catalog: Catalog,

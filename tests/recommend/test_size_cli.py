@@ -20,6 +20,7 @@ import pytest
 from advisor.cli.main import main
 from advisor.cli.size_cmd import print_size
 from advisor.userfiles import CATALOG_ENV
+from recommend.result import load_size_result
 from tests.cli_helpers import run
 
 GOLDEN = Path(__file__).parent / "golden" / "size_627.json"
@@ -157,7 +158,7 @@ def test_aerospike_size_gives_a_node_count_a_layout_and_the_act_table(
                and s["gt_64ms_pct"] < 0.1 for s in slices)
     assert r["slo"]["act"] == {"gt_1ms_pct": 5, "gt_8ms_pct": 1, "gt_64ms_pct": 0.1}
     assert all(x["monthly_usd"] < rec["monthly_usd"] and x["reason"] for x in r["rejected"])
-    print_size(r)
+    print_size(load_size_result(r))
     out = capsys.readouterr().out
     assert f"{nodes} nodes x {rec['layout']} (replication factor 2)" in out
     assert "passes ACT at 130% of the load (worst slice" in out

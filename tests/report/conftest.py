@@ -81,24 +81,29 @@ def replay_result() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def mysql_result(catalog: Catalog) -> dict[str, Any]:
+    """Its JSON, as a report reads it from a file or a stored run."""
     from advisor.layout import resolve
+    from advisor.serial import to_json
     from workloads.simulate import run_mysql
 
-    return run_mysql(resolve("r5.large:gp3:500GiB", catalog), catalog, tps=627, reads=3.25,
-                     replicas=1, replica_layout=None, data_gb=4, buffer_pool_gib=None,
-                     measured=None, flush_log_at_trx_commit=1, sync_binlog=1, p99_ms=10,
-                     ramp="tps=200,627,1500", duration=10, engine="auto", seed=3, progress=None)
+    return to_json(run_mysql(
+        resolve("r5.large:gp3:500GiB", catalog), catalog, tps=627, reads=3.25, replicas=1,
+        replica_layout=None, data_gb=4, buffer_pool_gib=None, measured=None,
+        flush_log_at_trx_commit=1, sync_binlog=1, p99_ms=10, ramp="tps=200,627,1500",
+        duration=10, engine="auto", seed=3, progress=None))
 
 
 @pytest.fixture(scope="session")
 def act_result(catalog: Catalog) -> dict[str, Any]:
+    """Its JSON, as a report reads it from a file or a stored run."""
     from advisor.layout import resolve
+    from advisor.serial import to_json
     from workloads.simulate import run_aerospike
 
-    return run_aerospike(resolve("i3.large:store", catalog), catalog, x=None, ramp="x=1,4",
-                         reads_per_sec=None, writes_per_sec=None, record_bytes=1536,
-                         replication_factor=1, update_pct=0, defrag_lwm_pct=50, duration=6,
-                         slice_s=2, seed=5, progress=None)
+    return to_json(run_aerospike(
+        resolve("i3.large:store", catalog), catalog, x=None, ramp="x=1,4", reads_per_sec=None,
+        writes_per_sec=None, record_bytes=1536, replication_factor=1, update_pct=0,
+        defrag_lwm_pct=50, duration=6, slice_s=2, seed=5, progress=None))
 
 
 @pytest.fixture(scope="session")

@@ -133,7 +133,7 @@ def test_burst_credits_are_drawn_when_they_drain(catalog: Catalog) -> None:
                     concurrency=16, span_bytes=2**30)
     result = simulate_pattern(resolve("m5.large:gp2:100GiB", catalog), catalog, pat,
                               duration_s=3600, engine="analytic")
-    chart = timeline_chart(result["levels"][-1], "t", at="iodepth 16")
+    chart = timeline_chart(result.levels[-1], "t", at="iodepth 16")
     assert chart["matters"]
     assert "gp2 volume IOPS falls to 0%" in chart["text"]
     assert "credits left" in chart["svg"]

@@ -26,7 +26,8 @@ from hypothesis import strategies as st
 from advisor.layout import resolve
 from advisor.sim.analytic import saturation_iops
 from advisor.sim.plan import compile_plan
-from advisor.sim.run import Ramp, simulate_pattern
+from advisor.sim.results import Level, Ramp
+from advisor.sim.run import simulate_pattern
 from advisor.sim.source import IoPattern
 from advisor.userfiles import load_catalog
 
@@ -81,7 +82,7 @@ def duration_s(grid_id: str) -> float:
 
 
 @cache
-def level(grid_id: str, load: str, engine: str, seed: int = 1) -> dict[str, Any]:
+def level(grid_id: str, load: str, engine: str, seed: int = 1) -> Level:
     """One result level of the grid pattern at `load` on `engine`."""
     catalog = load_catalog()
     key, _, value = load.partition("=")
@@ -92,7 +93,7 @@ def level(grid_id: str, load: str, engine: str, seed: int = 1) -> dict[str, Any]
     result = simulate_pattern(resolve(GRID[grid_id][0], catalog), catalog, pattern_of(grid_id),
                               ramp=ramp, duration_s=duration_s(grid_id), engine=engine,
                               seed=seed)
-    return result["levels"][0]
+    return result.levels[0]
 
 
 def _cells(metric: str, loads: tuple[str, ...] = LOADS) -> list[Any]:
@@ -113,26 +114,26 @@ def _gap(grid_id: str, load: str, value: Any) -> float:
 @pytest.mark.parametrize(("grid_id", "load"), _cells("iops", ("iodepth=64",)))
 def test_saturation_iops_agree(grid_id: str, load: str) -> None:
     """At iodepth 64 both engines find the same saturation IOPS (within 5 %)."""
-    assert _gap(grid_id, load, lambda lv: lv["iops"]["total"]) <= IOPS_TOL
+    assert _gap(grid_id, load, lambda lv: lv.iops.total) <= IOPS_TOL
 
 
 @pytest.mark.parametrize(("grid_id", "load"),
                          _cells("iops", ("iodepth=1", "iodepth=8", "open=0.5")))
 def test_iops_below_saturation_agree(grid_id: str, load: str) -> None:
     """Below saturation both engines deliver the same IOPS (within 5 %)."""
-    assert _gap(grid_id, load, lambda lv: lv["iops"]["total"]) <= IOPS_TOL
+    assert _gap(grid_id, load, lambda lv: lv.iops.total) <= IOPS_TOL
 
 
 @pytest.mark.parametrize(("grid_id", "load"), _cells("p50"))
 def test_p50_agree(grid_id: str, load: str) -> None:
     """Median latency agrees within 10 % (known gaps excepted, see the module docstring)."""
-    assert _gap(grid_id, load, lambda lv: lv["latency_ms"]["transaction"]["p50"]) <= P50_TOL
+    assert _gap(grid_id, load, lambda lv: lv.latency_ms.transaction.p50) <= P50_TOL
 
 
 @pytest.mark.parametrize(("grid_id", "load"), _cells("p99"))
 def test_p99_agree(grid_id: str, load: str) -> None:
     """p99 latency agrees within 20 % (known gaps excepted, see the module docstring)."""
-    assert _gap(grid_id, load, lambda lv: lv["latency_ms"]["transaction"]["p99"]) <= P99_TOL
+    assert _gap(grid_id, load, lambda lv: lv.latency_ms.transaction.p99) <= P99_TOL
 
 
 @pytest.mark.parametrize("engine", ["des", "analytic"])
@@ -142,10 +143,10 @@ def test_littles_law_on_every_run(grid_id: str, load: str, engine: str) -> None:
     event engine's L is the in-flight count its kernel measures (tests/sim/test_littles_law.py);
     the analytic engine's is its mean value analysis, where Little's law holds by construction."""
     lv = level(grid_id, load, engine)
-    x_w = lv["iops"]["total"] * lv["latency_ms"]["transaction"]["mean"] / 1000
-    assert lv["mean_in_flight"] == pytest.approx(x_w, rel=0.01)
-    if "iodepth" in lv["load"]:
-        assert lv["mean_in_flight"] == pytest.approx(lv["load"]["iodepth"], rel=0.02)
+    x_w = lv.iops.total * lv.latency_ms.transaction.mean / 1000
+    assert lv.mean_in_flight == pytest.approx(x_w, rel=0.01)
+    if "iodepth" in lv.load:
+        assert lv.mean_in_flight == pytest.approx(lv.load["iodepth"], rel=0.02)
 
 
 @settings(max_examples=12, deadline=None)
@@ -157,7 +158,7 @@ def test_more_iodepth_never_lowers_iops(grid_id: str, low: int, more: int) -> No
     ramp = Ramp(key="iodepth", values=(float(low), float(low + more)))
     result = simulate_pattern(layout, catalog, pattern_of(grid_id), ramp=ramp,
                               duration_s=60.0, engine="analytic")
-    a, b = (lv["iops"]["total"] for lv in result["levels"])
+    a, b = (lv.iops.total for lv in result.levels)
     assert b >= a * (1 - 1e-9)
 
 
@@ -193,5 +194,5 @@ def _utilisation(grid_id: str, engine: str, iodepth: int,
     pattern = pattern_of(grid_id, concurrency=4096 if rate else iodepth, open_rate=rate)
     result = simulate_pattern(resolve(GRID[grid_id][0], catalog), catalog, pattern,
                               duration_s=duration_s(grid_id) / 10, engine=engine)
-    used: dict[str, float] = result["levels"][0]["utilisation"]
+    used: dict[str, float] = result.levels[0].utilisation
     return used

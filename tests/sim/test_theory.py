@@ -7,14 +7,15 @@ M/M/1 p99 within 1.5 %; the tests allow 3 % (means, Little's law) and 4 % (perce
 
 import json
 import math
-from typing import Any
 
 import pytest
 
 from advisor.layout import resolve
+from advisor.serial import to_json
 from advisor.sim.des import run_des
 from advisor.sim.plan import synthetic_plan
-from advisor.sim.result import level_json
+from advisor.sim.result import des_level
+from advisor.sim.results import Level, PatternResult
 from advisor.sim.run import simulate_pattern
 from advisor.sim.source import IoPattern
 from advisor.userfiles import load_catalog
@@ -26,13 +27,13 @@ GP2_BUCKET = 5.4e6
 GP2_BURST_IOPS = 3000.0
 
 
-def _open_loop(*, rho: float, exponential: bool, seed: int = 1) -> dict[str, Any]:
+def _open_loop(*, rho: float, exponential: bool, seed: int = 1) -> Level:
     plan = synthetic_plan(service_mean_s=SERVICE_S, exponential=exponential, serial=True)
     rate = rho / SERVICE_S
     source = IoPattern(name="poisson", read_fraction=1.0, random=True, block_bytes=4096,
                        concurrency=4096, span_bytes=2**30, open_rate=rate)
     raw = run_des(plan, source, duration_s=RUN_S, seed=seed, warmup_s=WARMUP_S)
-    return level_json(plan, raw, load={"rate_iops": rate}, concurrency=None)
+    return des_level(plan, raw, load={"rate_iops": rate}, queue_depth=None)
 
 
 def _pattern(*, concurrency: int, block_bytes: int = 4096, read_fraction: float = 0.75,
@@ -50,13 +51,13 @@ def _rel(value: float, expected: float) -> float:
 def test_mm1_sojourn_matches_theory(rho: float) -> None:
     """M/M/1: sojourn exponential with mean 1/(mu - lambda) (p50, p99 too); L = rho/(1 - rho)."""
     level = _open_loop(rho=rho, exponential=True)
-    lat = level["latency_ms"]["transaction"]
+    lat = level.latency_ms.transaction
     w_ms = 1000 * SERVICE_S / (1 - rho)
-    assert _rel(lat["mean"], w_ms) < MEAN_TOL
-    assert _rel(lat["p50"], w_ms * math.log(2)) < PCT_TOL
-    assert _rel(lat["p99"], w_ms * math.log(100)) < PCT_TOL
-    assert _rel(level["mean_in_flight"], rho / (1 - rho)) < MEAN_TOL
-    assert _rel(level["iops"]["total"], rho / SERVICE_S) < 0.01
+    assert _rel(lat.mean, w_ms) < MEAN_TOL
+    assert _rel(lat.p50, w_ms * math.log(2)) < PCT_TOL
+    assert _rel(lat.p99, w_ms * math.log(100)) < PCT_TOL
+    assert _rel(level.mean_in_flight, rho / (1 - rho)) < MEAN_TOL
+    assert _rel(level.iops.total, rho / SERVICE_S) < 0.01
 
 
 @pytest.mark.parametrize("rho", [0.5, 0.8])
@@ -64,10 +65,10 @@ def test_md1_mean_sojourn_is_pollaczek_khinchine(rho: float) -> None:
     """M/D/1: mean sojourn S + rho S / (2 (1 - rho)); Little's law gives L = lambda W."""
     level = _open_loop(rho=rho, exponential=False)
     w_s = SERVICE_S + rho * SERVICE_S / (2 * (1 - rho))
-    assert _rel(level["latency_ms"]["transaction"]["mean"], 1000 * w_s) < MEAN_TOL
-    assert _rel(level["mean_in_flight"], rho / SERVICE_S * w_s) < MEAN_TOL
+    assert _rel(level.latency_ms.transaction.mean, 1000 * w_s) < MEAN_TOL
+    assert _rel(level.mean_in_flight, rho / SERVICE_S * w_s) < MEAN_TOL
     # Constant service: nobody is faster than the service time.
-    assert level["latency_ms"]["transaction"]["p50"] >= 1000 * SERVICE_S * 0.995
+    assert level.latency_ms.transaction.p50 >= 1000 * SERVICE_S * 0.995
 
 
 @pytest.mark.parametrize("rate", [1000.0, 20000.0])
@@ -76,9 +77,9 @@ def test_pacer_caps_closed_loop_throughput_at_its_rate(rate: float) -> None:
     plan = synthetic_plan(service_mean_s=SERVICE_S, exponential=False, serial=False,
                           pacer_rate=rate)
     raw = run_des(plan, _pattern(concurrency=64), duration_s=50.0, seed=3)
-    level = level_json(plan, raw, load={"iodepth": 64}, concurrency=64)
-    assert _rel(level["iops"]["total"], rate) < 0.01
-    assert level["bottleneck"].startswith("pacer at")
+    level = des_level(plan, raw, load={"iodepth": 64}, queue_depth=64)
+    assert _rel(level.iops.total, rate) < 0.01
+    assert level.bottleneck.startswith("pacer at")
 
 
 def test_pacer_passes_an_open_loop_below_its_rate() -> None:
@@ -86,8 +87,8 @@ def test_pacer_passes_an_open_loop_below_its_rate() -> None:
     plan = synthetic_plan(service_mean_s=SERVICE_S, exponential=False, serial=False,
                           pacer_rate=2000.0)
     raw = run_des(plan, _pattern(concurrency=4096, open_rate=1000.0), duration_s=200.0, seed=4)
-    level = level_json(plan, raw, load={"rate_iops": 1000.0}, concurrency=None)
-    assert _rel(level["iops"]["total"], 1000.0) < 0.01
+    level = des_level(plan, raw, load={"rate_iops": 1000.0}, queue_depth=None)
+    assert _rel(level.iops.total, 1000.0) < 0.01
 
 
 @pytest.mark.parametrize("engine", ["des", "analytic"])
@@ -101,13 +102,13 @@ def test_closed_loop_littles_law(spec: str, iodepth: int, engine: str) -> None:
     result = simulate_pattern(resolve(spec, load_catalog()), load_catalog(),
                               _pattern(concurrency=iodepth, block_bytes=16384),
                               duration_s=duration, engine=engine, seed=2)
-    x = result["iops"]["total"]
-    r_s = result["latency_ms"]["transaction"]["mean"] / 1000
+    x = result.iops.total
+    r_s = result.latency_ms.transaction.mean / 1000
     assert _rel(x * r_s, iodepth) < 0.01
-    assert _rel(result["levels"][0]["mean_in_flight"], iodepth) < 0.01
+    assert _rel(result.levels[0].mean_in_flight, iodepth) < 0.01
 
 
-def _des(seed: int) -> dict[str, Any]:
+def _des(seed: int) -> PatternResult:
     spec = "m5.8xlarge:raid10:4xgp3:500GiB:6000iops:250mbps"
     return simulate_pattern(resolve(spec, load_catalog()), load_catalog(),
                             _pattern(concurrency=32), duration_s=2.0, engine="des", seed=seed)
@@ -116,15 +117,15 @@ def _des(seed: int) -> dict[str, Any]:
 def test_same_seed_gives_identical_result_json() -> None:
     """Two runs with one seed print byte-identical JSON; the seed is echoed."""
     first, second = _des(7), _des(7)
-    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
-    assert first["seed"] == 7
+    assert json.dumps(to_json(first)) == json.dumps(to_json(second))
+    assert first.seed == 7
 
 
 def test_different_seeds_give_different_samples() -> None:
     """Another seed draws other service times: latencies differ, the capacity does not."""
     a, b = _des(7), _des(8)
-    assert a["latency_ms"] != b["latency_ms"]
-    assert _rel(a["iops"]["total"], b["iops"]["total"]) < 0.02
+    assert a.latency_ms != b.latency_ms
+    assert _rel(a.iops.total, b.iops.total) < 0.02
 
 
 def _gp2_drain_s(size_gib: int) -> float:
@@ -139,9 +140,10 @@ def test_gp2_credit_drain_matches_closed_form_analytic(size_gib: int) -> None:
     expected = _gp2_drain_s(size_gib)
     result = simulate_pattern(layout, load_catalog(), _pattern(concurrency=64, block_bytes=16384),
                               duration_s=expected * 1.5, engine="analytic")
-    phases = result["levels"][0]["phases"]
-    assert [p["iops"] for p in phases] == [3000.0, min(3000.0, max(100.0, 3.0 * size_gib))]
-    assert _rel(phases[0]["end_s"], expected) < 0.001
+    phases = result.levels[0].phases
+    assert phases is not None
+    assert [p.iops for p in phases] == [3000.0, min(3000.0, max(100.0, 3.0 * size_gib))]
+    assert _rel(phases[0].end_s, expected) < 0.001
 
 
 def test_gp2_credit_drain_matches_closed_form_des() -> None:
@@ -149,6 +151,7 @@ def test_gp2_credit_drain_matches_closed_form_des() -> None:
     layout = resolve("m5.8xlarge:gp2:50GiB", load_catalog())
     result = simulate_pattern(layout, load_catalog(), _pattern(concurrency=64, block_bytes=16384),
                               duration_s=2000.0, engine="des", seed=5)
-    detail = result["levels"][0]["bottleneck_detail"]
-    assert detail["kind"] == "burst_exhausted"
-    assert _rel(detail["exhausted_at_s"], _gp2_drain_s(50)) < 0.002
+    detail = result.levels[0].bottleneck_detail
+    assert detail is not None
+    assert detail.kind == "burst_exhausted"
+    assert _rel(detail.exhausted_at_s, _gp2_drain_s(50)) < 0.002

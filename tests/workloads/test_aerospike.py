@@ -14,7 +14,9 @@ from advisor.catalog.load import builtin_catalog
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
 from advisor.layout import resolve
+from advisor.sim.results import ActRow
 from workloads.aerospike import ActLoad, act_pass, simulate_act
+from workloads.results import ActRating, ActSimResult
 
 DURATION_S = 12.0  # simulated seconds per level: 6 slices of 2 s, >= 20 k reads per slice at 5x
 
@@ -24,13 +26,13 @@ def catalog() -> Catalog:
     return builtin_catalog()
 
 
-def row(gt_1: float, gt_8: float, gt_64: float) -> dict[str, float]:
+def row(gt_1: float, gt_8: float, gt_64: float) -> ActRow:
     """An ACT report row: % of reads over 1, 2, 4 ... 64 ms (monotone in the threshold)."""
-    return {"gt_1ms_pct": gt_1, "gt_2ms_pct": gt_1, "gt_4ms_pct": gt_8, "gt_8ms_pct": gt_8,
-            "gt_16ms_pct": gt_64, "gt_32ms_pct": gt_64, "gt_64ms_pct": gt_64}
+    return ActRow(gt_1ms_pct=gt_1, gt_2ms_pct=gt_1, gt_4ms_pct=gt_8, gt_8ms_pct=gt_8,
+                  gt_16ms_pct=gt_64, gt_32ms_pct=gt_64, gt_64ms_pct=gt_64)
 
 
-def ramp(catalog: Catalog, spec: str, xs: tuple[float, ...]) -> dict[str, Any]:
+def ramp(catalog: Catalog, spec: str, xs: tuple[float, ...]) -> ActSimResult:
     layout = resolve(spec, catalog)
     loads = [({"x": x}, ActLoad.at_x(x, layout.spec.count)) for x in xs]
     return simulate_act(layout, catalog, loads, duration_s=DURATION_S)
@@ -144,7 +146,7 @@ def test_x_must_be_positive() -> None:
                                     "0.25 % of reads over 64 ms (limit 0.1 %)"])),
 ])
 def test_act_passes_below_5_pct_over_1ms_1_pct_over_8ms_and_0_1_pct_over_64ms(
-        report: dict[str, float], verdict: tuple[bool, list[str]]) -> None:
+        report: ActRow, verdict: tuple[bool, list[str]]) -> None:
     """ACT's thresholds are strict: exactly 5 % over 1 ms already fails."""
     assert act_pass(report) == verdict
 
@@ -156,12 +158,12 @@ def test_i3_large_store_passes_at_5x_and_rates_far_above_gp3(catalog: Catalog) -
     """i3.large:store passes ACT at 5x in every slice; its rating is >= 3x m5.large:gp3's."""
     i3 = ramp(catalog, "i3.large:store", (1, 2, 5))
     gp3 = ramp(catalog, "m5.large:gp3:500GiB", (0.5, 1, 1.5, 2))
-    at_5x = next(lv for lv in i3["levels"] if lv["load"] == {"x": 5})
-    assert at_5x["act"]["pass"] is True
-    assert [s["pass"] for s in at_5x["act"]["slices"]] == [True] * 6
-    assert i3["rating"] == {"x": 5, "text": "passes ACT up to 5x"}
-    assert gp3["rating"]["x"] is not None
-    assert i3["rating"]["x"] >= 3 * gp3["rating"]["x"]
+    at_5x = next(lv for lv in i3.levels if lv.load == {"x": 5})
+    assert at_5x.act.passed is True
+    assert [s.passed for s in at_5x.act.slices] == [True] * 6
+    assert i3.rating == ActRating(x=5, text="passes ACT up to 5x")
+    assert gp3.rating.x is not None
+    assert i3.rating.x >= 3 * gp3.rating.x
 
 
 def test_act_on_i3_is_comfortable_at_10k_reads_and_degrades_past_20k(catalog: Catalog) -> None:
@@ -172,10 +174,10 @@ def test_act_on_i3_is_comfortable_at_10k_reads_and_degrades_past_20k(catalog: Ca
     rates = (5000, 10_000, 20_000, 30_000)
     loads = [({"reads_per_sec": r}, ActLoad(reads_per_sec=r, writes_per_sec=r))
              for r in rates]
-    levels = simulate_act(layout, catalog, loads, duration_s=DURATION_S)["levels"]
-    over_1ms = [lv["act"]["max"]["gt_1ms_pct"] for lv in levels]
-    p99 = [lv["latency_ms"]["read"]["p99"] for lv in levels]
-    assert [lv["act"]["pass"] for lv in levels] == [True, True, False, False]
+    levels = simulate_act(layout, catalog, loads, duration_s=DURATION_S).levels
+    over_1ms = [lv.act.max.gt_1ms_pct for lv in levels]
+    p99 = [lv.latency_ms.read.p99 for lv in levels]
+    assert [lv.act.passed for lv in levels] == [True, True, False, False]
     assert over_1ms == sorted(over_1ms)
     assert over_1ms[2] > 1.5 * over_1ms[1]
     assert p99 == sorted(p99)
@@ -188,7 +190,7 @@ def test_a_passing_level_given_as_rates_is_reported_as_passing(catalog: Catalog)
     load = ActLoad(reads_per_sec=5000, writes_per_sec=2500)
     r = simulate_act(layout, catalog, [({"reads_per_sec": 5000, "writes_per_sec": 2500}, load)],
                      duration_s=DURATION_S)
-    assert r["levels"][0]["act"]["pass"] is True
-    assert r["rating"]["x"] is None
-    assert "does not pass" not in r["rating"]["text"]
-    assert "5,000 reads/s" in r["rating"]["text"]
+    assert r.levels[0].act.passed is True
+    assert r.rating.x is None
+    assert "does not pass" not in r.rating.text
+    assert "5,000 reads/s" in r.rating.text

@@ -22,6 +22,7 @@ from advisor.errors import InvalidInput
 from advisor.layout import resolve
 from workloads.mysql import MysqlParams, derive_io, servers
 from workloads.mysql_run import Deployment, simulate_mysql
+from workloads.results import MysqlLevel, MysqlSimResult
 
 R5 = "r5.large:gp3:500GiB"
 DES_SECONDS = 20.0
@@ -39,14 +40,14 @@ def deployment(catalog: Catalog, master: str, replica: str | None = None) -> Dep
 
 
 def run(catalog: Catalog, spec: str, levels: list[float], *, engine: str = "des",
-        duration_s: float = DES_SECONDS, **params: Any) -> dict[str, Any]:
+        duration_s: float = DES_SECONDS, **params: Any) -> MysqlSimResult:
     return simulate_mysql(deployment(catalog, spec), catalog,
                           MysqlParams(tps=levels[0], **params), tps_levels=levels,
                           duration_s=duration_s, engine=engine)
 
 
-def level_at(result: dict[str, Any], tps: float) -> dict[str, Any]:
-    return next(lv for lv in result["levels"] if lv["offered_tps"] == tps)
+def level_at(result: MysqlSimResult, tps: float) -> MysqlLevel:
+    return next(lv for lv in result.levels if lv.offered_tps == tps)
 
 
 # -- the I/O model ---------------------------------------------------------------------------
@@ -123,16 +124,16 @@ def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: C
     levels = [200.0, 627.0, 1500.0, 3000.0]
     small = run(catalog, R5, levels, data_gb=4)
     large = run(catalog, R5, levels, data_gb=400)
-    assert small["io_profile"]["miss_ratio"] == 0.0
-    assert large["io_profile"]["miss_ratio"] == pytest.approx(0.9732, abs=1e-4)
-    assert "miss ratio 0.0%" in small["io_profile"]["explain"][0]
-    assert "miss ratio 97.3%" in large["io_profile"]["explain"][0]
-    assert large["knee"]["tps"] is not None
-    assert small["knee"]["tps"] >= 3 * large["knee"]["tps"]  # 1,500 vs 200 tps
-    for a, b in zip(small["levels"], large["levels"], strict=True):
-        assert a["latency_ms"]["transaction"]["p50"] < b["latency_ms"]["transaction"]["p50"]
+    assert small.io_profile.miss_ratio == 0.0
+    assert large.io_profile.miss_ratio == pytest.approx(0.9732, abs=1e-4)
+    assert "miss ratio 0.0%" in small.io_profile.explain[0]
+    assert "miss ratio 97.3%" in large.io_profile.explain[0]
+    assert large.knee.tps is not None
+    assert small.knee.tps >= 3 * large.knee.tps  # 1,500 vs 200 tps
+    for a, b in zip(small.levels, large.levels, strict=True):
+        assert a.latency_ms.transaction.p50 < b.latency_ms.transaction.p50
     fits, misses = level_at(small, 200.0), level_at(large, 200.0)
-    assert fits["latency_ms"]["transaction"]["p99"] < misses["latency_ms"]["transaction"]["p99"]
+    assert fits.latency_ms.transaction.p99 < misses.latency_ms.transaction.p99
 
 
 def test_write_heavy_mix_has_a_lower_knee_and_an_fsync_bound_master(catalog: Catalog) -> None:
@@ -141,15 +142,15 @@ def test_write_heavy_mix_has_a_lower_knee_and_an_fsync_bound_master(catalog: Cat
     levels = [100.0, 200.0, 400.0, 800.0, 1600.0]
     read_heavy = run(catalog, R5, levels, data_gb=4, reads_per_write=3.25)
     write_heavy = run(catalog, R5, levels, data_gb=4, reads_per_write=0.5)
-    assert read_heavy["knee"]["tps"] is not None
-    assert write_heavy["knee"]["tps"] is not None
-    assert write_heavy["knee"]["tps"] < read_heavy["knee"]["tps"]
-    knee = level_at(write_heavy, write_heavy["knee"]["tps"])
-    master = knee["servers"][0]
-    assert master["role"] == "master"
-    assert master["bottleneck"].startswith("fsync-bound: each write commit waits for 2 log "
+    assert read_heavy.knee.tps is not None
+    assert write_heavy.knee.tps is not None
+    assert write_heavy.knee.tps < read_heavy.knee.tps
+    knee = level_at(write_heavy, write_heavy.knee.tps)
+    master = knee.servers[0]
+    assert master.role == "master"
+    assert master.bottleneck.startswith("fsync-bound: each write commit waits for 2 log "
                                            "flushes (redo, binlog)")
-    assert knee["bottleneck"].startswith("master: fsync-bound")
+    assert knee.bottleneck.startswith("master: fsync-bound")
 
 
 # -- invariants (analytic engine: exact, no sampling noise) ----------------------------------
@@ -171,7 +172,7 @@ def test_more_tps_never_lowers_transaction_latency(catalog: Catalog, spec: str,
     # are carried exactly).
     resolution = 2e-3
     for key in ("p50", "p99", "mean"):
-        series = [lv["latency_ms"]["transaction"][key] for lv in r["levels"]]
+        series = [getattr(lv.latency_ms.transaction, key) for lv in r.levels]
         drops = [(levels[i], series[i], levels[i + 1], series[i + 1])
                  for i in range(len(series) - 1)
                  if series[i + 1] < series[i] * (1 - resolution)]
@@ -212,9 +213,9 @@ def knee_by_replicas(catalog: Catalog, replica_counts: range, metric: str) -> li
     for n in replica_counts:
         r = run(catalog, R5, TPS_GRID, engine="analytic", duration_s=3600.0, replicas=n)
         if metric == "transaction":
-            out.append(r["knee"]["tps"])
+            out.append(r.knee.tps)
             continue
-        ok = [lv["offered_tps"] for lv in r["levels"] if lv["latency_ms"][metric]["p99"] <= 10.0]
+        ok = [lv.offered_tps for lv in r.levels if getattr(lv.latency_ms, metric).p99 <= 10.0]
         out.append(max(ok, default=None))
     return out
 
@@ -241,8 +242,8 @@ def test_moving_the_reads_off_the_master_never_slows_its_writes(catalog: Catalog
     levels = [300.0, 400.0, 500.0]
     alone = run(catalog, R5, levels, engine="analytic", duration_s=3600.0, replicas=0)
     with_replica = run(catalog, R5, levels, engine="analytic", duration_s=3600.0, replicas=1)
-    for a, b in zip(alone["levels"], with_replica["levels"], strict=True):
-        assert b["latency_ms"]["write"]["p99"] <= a["latency_ms"]["write"]["p99"], a["offered_tps"]
+    for a, b in zip(alone.levels, with_replica.levels, strict=True):
+        assert b.latency_ms.write.p99 <= a.latency_ms.write.p99, a.offered_tps
 
 
 def test_replica_reports_its_apply_capacity_and_falls_behind_past_it(catalog: Catalog) -> None:
@@ -250,20 +251,20 @@ def test_replica_reports_its_apply_capacity_and_falls_behind_past_it(catalog: Ca
     each); at 400 tps (94 writes/s) it keeps up, at 1,500 tps (353 writes/s) it falls behind
     and the level says so."""
     r = run(catalog, R5, [400.0, 1500.0], engine="analytic", duration_s=600.0, data_gb=400)
-    keeps_up = level_at(r, 400.0)["servers"][1]["replication"]
+    keeps_up = level_at(r, 400.0).servers[1].replication
     behind_level = level_at(r, 1500.0)
-    behind = behind_level["servers"][1]["replication"]
-    assert keeps_up["apply_capacity_tps"] == behind["apply_capacity_tps"]
-    assert 150 < keeps_up["apply_capacity_tps"] < 350
-    assert keeps_up["write_tps"] == pytest.approx(94.1, abs=0.05)
-    assert (keeps_up["falls_behind"], keeps_up["lag_growth_s_per_s"]) == (False, 0.0)
-    assert behind["write_tps"] == pytest.approx(352.9, abs=0.05)
-    assert behind["falls_behind"] is True
-    assert behind["lag_growth_s_per_s"] == pytest.approx(
-        behind["write_tps"] / behind["apply_capacity_tps"] - 1, abs=1e-3)
-    cap = behind["apply_capacity_tps"]
-    assert f"replica falls behind: applies {cap:,.0f} writes/s < 353" in behind_level["reasons"]
-    assert behind_level["meets_slo"] is False
+    behind = behind_level.servers[1].replication
+    assert keeps_up.apply_capacity_tps == behind.apply_capacity_tps
+    assert 150 < keeps_up.apply_capacity_tps < 350
+    assert keeps_up.write_tps == pytest.approx(94.1, abs=0.05)
+    assert (keeps_up.falls_behind, keeps_up.lag_growth_s_per_s) == (False, 0.0)
+    assert behind.write_tps == pytest.approx(352.9, abs=0.05)
+    assert behind.falls_behind is True
+    assert behind.lag_growth_s_per_s == pytest.approx(
+        behind.write_tps / behind.apply_capacity_tps - 1, abs=1e-3)
+    cap = behind.apply_capacity_tps
+    assert f"replica falls behind: applies {cap:,.0f} writes/s < 353" in behind_level.reasons
+    assert behind_level.meets_slo is False
 
 
 @pytest.mark.parametrize(("spec", "data_gb", "tps"), [
@@ -275,7 +276,7 @@ def test_event_and_analytic_engines_agree_on_throughput_below_saturation(
     des = level_at(run(catalog, spec, [tps], duration_s=30.0, data_gb=data_gb), tps)
     ana = level_at(run(catalog, spec, [tps], engine="analytic", duration_s=30.0,
                        data_gb=data_gb), tps)
-    assert (des["engine"], ana["engine"]) == ("des", "analytic")
-    assert des["achieved_tps"] == pytest.approx(ana["achieved_tps"], rel=0.05)
-    for d, a in zip(des["servers"], ana["servers"], strict=True):
-        assert d["achieved_tps"] == pytest.approx(a["offered_tps"], rel=0.05), d["role"]
+    assert (des.engine, ana.engine) == ("des", "analytic")
+    assert des.achieved_tps == pytest.approx(ana.achieved_tps, rel=0.05)
+    for d, a in zip(des.servers, ana.servers, strict=True):
+        assert d.achieved_tps == pytest.approx(a.offered_tps, rel=0.05), d.role

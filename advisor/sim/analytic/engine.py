@@ -1,19 +1,37 @@
-"""The analytic engine's entry points: a load level in the DES's JSON shape, the steady state
-the recommender screens with, saturation for budgets, and the level's utilisation, bottleneck
-and timeline."""
+"""The analytic engine's entry points: a load level (the same `Level` the DES gives), the steady
+state the recommender screens with, saturation for budgets, and the level's utilisation,
+bottleneck and timeline."""
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from advisor.sim.analytic.dist import empty_summary, mixture, summary_ms
+from advisor.sim.analytic.dist import Dist, empty_summary, mixture, summary_ms
 from advisor.sim.analytic.mix import MIB, Mix, pattern_mix
 from advisor.sim.analytic.mva import binding_capacity, saturation
 from advisor.sim.analytic.phases import Phase, latency_dist, run_phases
-from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
+from advisor.sim.bottleneck import (
+    BINDING_UTILISATION,
+    Binding,
+    bottleneck_text,
+    members_of,
+    unit_of,
+)
+from advisor.sim.plan import KIND_DEVICE, SimPlan
+from advisor.sim.results import (
+    IoCounts,
+    IoRates,
+    Latency,
+    LatencySummary,
+    Level,
+    Load,
+    RunPhase,
+    TimelinePoint,
+)
 from advisor.sim.source import IoPattern
+
+SEEK_BINDING = -1  # `binding_capacity`: the serial (HDD) devices' seek time binds
 
 
 def saturation_iops(plan: SimPlan, pattern: IoPattern) -> float:
@@ -24,68 +42,81 @@ def saturation_iops(plan: SimPlan, pattern: IoPattern) -> float:
 
 
 def analytic_level(plan: SimPlan, pattern: IoPattern, *, duration_s: float,
-                   load: dict[str, Any]) -> dict[str, Any]:
-    """One load level in the same JSON shape as the DES (`advisor.sim.result.level_json`)."""
-    level = mix_level(plan, pattern_mix(plan, pattern), duration_s=duration_s, load=load,
-                      open_rate=pattern.open_rate, concurrency=pattern.concurrency)
-    level.pop("_dists")
-    level.pop("achieved_tps")
-    return level
+                   load: Load) -> Level:
+    """One load level of a raw pattern (the same `Level` the event simulation gives)."""
+    return mix_level(plan, pattern_mix(plan, pattern), duration_s=duration_s, load=load,
+                     open_rate=pattern.open_rate, concurrency=pattern.concurrency).level
 
 
-def combine_dists(parts: list[tuple[float, dict[str, Any]]]) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MixLevel:
+    """A level of a request mix, with what combining it with other servers' levels takes: the
+    requests/s it completed and its latency distributions."""
+
+    level: Level
+    achieved_tps: float
+    all: Dist
+    read: Dist
+    write: Dist
+    read_fraction: float
+
+
+def _summary(d: Dist) -> LatencySummary:
+    return LatencySummary.of(summary_ms(d))
+
+
+def combine_dists(parts: list[tuple[float, MixLevel]]) -> Latency:
     """Latency percentiles over several servers, weighted by their request rates."""
     out = {}
-    for key, label in (("all", "transaction"), ("read", "read"), ("write", "write")):
+    for key in ("transaction", "read", "write"):
         weighted = []
-        for rate, d in parts:
-            share = 1.0 if key == "all" else (d["read_fraction"] if key == "read"
-                                               else 1 - d["read_fraction"])
+        for rate, m in parts:
+            share = 1.0 if key == "transaction" else (m.read_fraction if key == "read"
+                                                       else 1 - m.read_fraction)
             if rate * share > 0:
-                weighted.append((rate * share, d[key]))
-        out[label] = summary_ms(mixture(weighted)) if weighted else empty_summary()
-    return out
+                weighted.append((rate * share, m.all if key == "transaction"
+                                 else getattr(m, key)))
+        out[key] = (_summary(mixture(weighted)) if weighted
+                    else LatencySummary.of(empty_summary()))
+    return Latency(**out)
 
 
-def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: dict[str, Any],
-              open_rate: float | None, concurrency: int) -> dict[str, Any]:
+def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: Load,
+              open_rate: float | None, concurrency: int) -> MixLevel:
     """A level of any request mix (raw pattern or database transactions)."""
     phases = run_phases(plan, mix, duration_s, open_rate=open_rate, concurrency=concurrency)
     requests = sum(p.x * (p.end_s - p.start_s) for p in phases)
     reads = requests * mix.read_ios_per_request
     writes = requests * mix.write_ios_per_request
-    ios = {"read": round(reads), "write": round(writes), "total": round(reads + writes)}
-    iops = {k: round(v / duration_s, 1) for k, v in ios.items()}
+    ios = IoCounts(read=round(reads), write=round(writes), total=round(reads + writes))
     extra = mix.extra_latency_s
     lat_all = latency_dist(mix, phases, mix.service.shifted(extra))
     lat_read = latency_dist(mix, phases, mix.read_service.shifted(extra))
     lat_write = latency_dist(mix, phases, mix.write_service.shifted(extra))
     last = phases[-1]
-    return {
-        "load": load,
-        "duration_s": duration_s,
-        "ios": ios,
-        "iops": iops,
-        "achieved_tps": round(requests / duration_s, 3),
-        "throughput_mibps": round(requests * mix.bytes_per_request / duration_s / MIB, 2),
-        "latency_ms": {"read": summary_ms(lat_read) if mix.read_fraction > 0 else empty_summary(),
-                       "write": summary_ms(lat_write) if mix.read_fraction < 1 else empty_summary(),
-                       "transaction": summary_ms(lat_all)},
-        "utilisation": _utilisation(plan, mix, phases, duration_s),
-        "bottleneck": _bottleneck_text(plan, concurrency, phases),
-        "engine": "analytic",
-        "timeline": _timeline(plan, mix, phases, duration_s),
-        "phases": [{"start_s": round(p.start_s, 1), "end_s": round(p.end_s, 1),
-                    "iops": round(p.x * mix.data_fraction, 1),
-                    "binding": limit_name(plan, p.binding)} for p in phases],
-        "mean_in_flight": round(last.x * (lat_all.mean), 3),
-        "_dists": {"all": lat_all, "read": lat_read, "write": lat_write,
-                   "read_fraction": mix.read_fraction},
-    }
+    empty = LatencySummary.of(empty_summary())
+    bound = _binding(plan, mix, phases, queue_depth=concurrency)
+    level = Level(
+        load=load, duration_s=duration_s, ios=ios,
+        iops=IoRates(read=round(ios.read / duration_s, 1), write=round(ios.write / duration_s, 1),
+                     total=round(ios.total / duration_s, 1)),
+        throughput_mibps=round(requests * mix.bytes_per_request / duration_s / MIB, 2),
+        latency_ms=Latency(read=_summary(lat_read) if mix.read_fraction > 0 else empty,
+                           write=_summary(lat_write) if mix.read_fraction < 1 else empty,
+                           transaction=_summary(lat_all)),
+        utilisation=_utilisation(plan, mix, phases, duration_s),
+        bottleneck=bottleneck_text(bound), engine="analytic",
+        mean_in_flight=round(last.x * (lat_all.mean), 3),
+        timeline=_timeline(plan, mix, phases, duration_s),
+        phases=tuple(RunPhase(start_s=round(p.start_s, 1), end_s=round(p.end_s, 1),
+                              iops=round(p.x * mix.data_fraction, 1),
+                              binding=limit_name(plan, p.binding)) for p in phases))
+    return MixLevel(level=level, achieved_tps=round(requests / duration_s, 3), all=lat_all,
+                    read=lat_read, write=lat_write, read_fraction=mix.read_fraction)
 
 
 def limit_name(plan: SimPlan, l: int) -> str:
-    if l == -1:
+    if l == SEEK_BINDING:
         return "instance-store HDD seek time"
     return plan.limit_names[l] if l >= 0 else "none"
 
@@ -111,44 +142,52 @@ def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase],
     return out
 
 
-def _bottleneck_text(plan: SimPlan, concurrency: int, phases: list[Phase]) -> str:
+def _binding(plan: SimPlan, mix: Mix, phases: list[Phase], *,
+             queue_depth: int | None) -> Binding:
+    """What binds the run's last phase: a burst bucket that ran dry in an earlier one, else
+    the binding limit if it is busy enough, else the run is latency-bound."""
     last = phases[-1]
-    if len(phases) > 1 and last.binding >= 0:
-        prev = phases[-2]
-        owner = (last.binding if plan.lim_cap[last.binding] > 0
-                 else int(plan.lim_owner[last.binding]))
-        unit = "IOPS" if plan.lim_kind[last.binding] == KIND_IOPS else "MiB/s"
-        if owner >= 0:
-            return (f"{plan.limit_names[last.binding]}: burst credits ({plan.limit_names[owner]}) "
-                    f"exhausted at t={prev.end_s:,.0f} s; baseline "
-                    f"{plan.lim_rate[last.binding]:,.0f} {unit}")
     busy = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
-    if busy < 0.9 and last.backlog_slope <= 0:
-        where = f"at queue depth {concurrency}" if concurrency < 4096 else "at this load"
-        return (f"latency-bound {where}: no rate limit saturated ({plan.profile.name} service "
-                f"time; busiest {limit_name(plan, last.binding)} at {busy:.0%})")
-    name = limit_name(plan, last.binding)
-    if last.binding >= 0:
-        unit = "IOPS" if plan.lim_kind[last.binding] == KIND_IOPS else "MiB/s"
-        rate = plan.lim_burst[last.binding]
-        if plan.lim_kind[last.binding] == KIND_DEVICE:
-            return f"{name}: device saturated"
-        return f"{name} at {rate:,.0f} {unit}"
-    return name
+    device = plan.profile.name
+    l = last.binding
+    saturated = busy >= BINDING_UTILISATION or last.backlog_slope > 0
+    if l < 0:  # the disks' seek time binds (SEEK_BINDING), or nothing does
+        if saturated and l == SEEK_BINDING:
+            return Binding(kind="seek", limit=limit_name(plan, l), utilisation=busy,
+                           device=device)
+        return Binding(kind="latency", limit=None, utilisation=busy, device=device,
+                       queue_depth=queue_depth,
+                       busiest=limit_name(plan, l) if l == SEEK_BINDING else None)
+    name = plan.limit_names[l]
+    owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
+    figures = Binding(kind="rate", limit=name, utilisation=busy, device=device,
+                      rate=plan.lim_burst[l], unit=unit_of(plan, l), members=members_of(plan, l))
+    if len(phases) > 1 and owner >= 0:
+        return replace(figures, kind="burst_exhausted", rate=plan.lim_rate[l],
+                       credit=plan.limit_names[owner], exhausted_at_s=phases[-2].end_s)
+    if not saturated:
+        return Binding(kind="latency", limit=None, utilisation=busy, device=device,
+                       queue_depth=queue_depth, busiest=name)
+    if plan.lim_kind[l] == KIND_DEVICE:
+        return replace(figures, kind="device")
+    if owner >= 0:  # still bursting at the end
+        spend = last.x * mix.cost[owner] - plan.lim_earn[owner]
+        left = min(plan.lim_cap[owner], max(0.0, last.balances_start.get(owner, 0.0)
+                                            - spend * (last.end_s - last.start_s)))
+        return replace(figures, kind="burst", credits_left=float(left / plan.lim_cap[owner]))
+    # Past saturation the wait grows by `backlog_slope` per second of the run (`latency_dist`).
+    return replace(figures, queued_s=last.backlog_slope * last.end_s)
 
 
 def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase],
-              duration_s: float) -> list[dict[str, Any]]:
+              duration_s: float) -> tuple[TimelinePoint, ...]:
     buckets = [l for l in range(plan.n_limits) if plan.lim_cap[l] > 0]
     primary = next((l for l in buckets if plan.limit_scope[l] == "volume"),
                    buckets[0] if buckets else None)
     points = []
     for t in np.linspace(0, duration_s, 121)[:-1] + duration_s / 240:
         ph = next(p for p in phases if p.start_s <= t <= p.end_s or p is phases[-1])
-        point: dict[str, Any] = {"t_s": round(float(t), 3),
-                                 "iops": round(ph.x * mix.data_fraction, 1),
-                                 "throughput_mibps": round(ph.x * mix.bytes_per_request / MIB, 2),
-                                 "burst_balance": None}
+        fracs = None
         if primary is not None:
             fracs = {}
             for l in buckets:
@@ -156,10 +195,12 @@ def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase],
                 spend = ph.x * mix.cost[l] - plan.lim_earn[l]
                 b = min(plan.lim_cap[l], max(0.0, b0 - spend * (t - ph.start_s)))
                 fracs[plan.limit_names[l]] = round(b / plan.lim_cap[l], 4)
-            point["burst_balance"] = fracs[plan.limit_names[primary]]
-            point["buckets"] = fracs
-        points.append(point)
-    return points
+        points.append(TimelinePoint(
+            t_s=round(float(t), 3), iops=round(ph.x * mix.data_fraction, 1),
+            throughput_mibps=round(ph.x * mix.bytes_per_request / MIB, 2),
+            burst_balance=None if fracs is None or primary is None
+            else fracs[plan.limit_names[primary]], buckets=fracs))
+    return tuple(points)
 
 
 @dataclass(frozen=True, slots=True)
