@@ -86,8 +86,8 @@ def test_the_kernel_uses_the_plans_raid_codes() -> None:
     """The RAID codes compiled into the kernel are the ones the plan writes."""
     from advisor.layout.raid import RAID_CODES
 
-    assert (kernel.NONE, kernel.RAID0, kernel.RAID1) == (RAID_CODES[None], RAID_CODES["raid0"],
-                                                         RAID_CODES["raid1"])
+    compiled = {None: kernel.NONE, "raid0": kernel.RAID0, "raid1": kernel.RAID1}
+    assert compiled == {level: RAID_CODES[level] for level in compiled}
     for spec in LAYOUTS:
         layout = resolve(spec, CATALOG)
         assert compile_plan(layout, CATALOG).raid == RAID_CODES[layout.spec.raid]
