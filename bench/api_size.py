@@ -119,8 +119,10 @@ def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     env = {**os.environ, "ADVISOR_DATABASE_URL": f"sqlite:///{db}"}
     env.pop("ADVISOR_API_TOKEN", None)
+    # Run from the scratch directory: `python -m` puts the working directory first on the path,
+    # which would shadow the code under test ($PYTHONPATH, or the install) with a checkout.
     proc = subprocess.Popen([sys.executable, "-m", "advisor.cli.main", "serve", "--port",
-                             str(port), "--log-level", "warning"], env=env,
+                             str(port), "--log-level", "warning"], env=env, cwd=db.parent,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60

@@ -139,19 +139,24 @@ class SimpyModel:
 
 class KernelClock:
     """Seconds spent inside the compiled kernel's calls while DES runs (wraps `run_chunk` and
-    `run_events`, which the driver looks up in the kernel module at each run)."""
+    `run_events` where the driver finds them: the kernel module, or the driver's own names in
+    checkouts that imported them at module level)."""
 
     NAMES = ("run_chunk", "run_events")
 
     def __init__(self) -> None:
         self.seconds = 0.0
-        self._saved: dict[str, Callable[..., Any]] = {}
+        self._saved: list[tuple[Any, str, Callable[..., Any]]] = []
 
     def __enter__(self) -> "KernelClock":
-        for name in self.NAMES:
-            fn = getattr(kernel_module, name)
-            self._saved[name] = fn
-            setattr(kernel_module, name, self._timed(fn))
+        import advisor.sim.des as driver
+
+        for module in (kernel_module, driver):
+            for name in self.NAMES:
+                fn = getattr(module, name, None)
+                if fn is not None:
+                    self._saved.append((module, name, fn))
+                    setattr(module, name, self._timed(fn))
         return self
 
     def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -164,8 +169,8 @@ class KernelClock:
         return call
 
     def __exit__(self, *exc: object) -> None:
-        for name, fn in self._saved.items():
-            setattr(kernel_module, name, fn)
+        for module, name, fn in self._saved:
+            setattr(module, name, fn)
 
 
 def _fifo_token_bucket(write: Any, z: Any, u: Any, v: Any, cost: Any, rate: Any, tau: Any,
