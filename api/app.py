@@ -168,7 +168,8 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
         return {"status": "ok", "advisor_version": __version__,
                 "catalog_version": service.catalog.catalog_version}
 
-    @app.post("/v1/size", response_model=models.SizeResult, status_code=201, tags=["size"],
+    @app.post("/v1/size", response_model=models.SizeResult,
+              status_code=201, tags=["size"],
               dependencies=secured, responses={**errors, **NO_LAYOUT, **UNAVAILABLE})
     def size(body: models.SizeBody) -> JSONResponse:  # type: ignore[valid-type]
         """`advisor size`: the cheapest deployment that meets the SLO, its alternatives and

@@ -7,6 +7,7 @@ name the stable keys (BRIEF section 6) and allow more.
 """
 
 import dataclasses
+import typing
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from advisor.options import Declared
 from recommend.request import WORKLOAD, size_fields
+from recommend.result import SizeResultFields
 from workloads.simulate_request import WORKLOAD as SIM_WORKLOAD
 from workloads.simulate_request import simulate_fields
 
@@ -58,21 +60,25 @@ class _Result(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class SizeResult(_Result):
-    run_id: str = Field(..., description="id of the stored run (GET /v1/runs/{id})")
-    kind: str
-    workload: str
-    request: dict[str, Any]
-    slo: dict[str, Any]
-    recommendation: dict[str, Any]
-    alternatives: list[dict[str, Any]]
-    rejected: list[dict[str, Any]]
-    seed: int
-    catalog_version: str
+RUN_ID = Field(..., description="id of the stored run (GET /v1/runs/{id})")
+
+
+def result_model(name: str, cls: type, doc: str) -> type[BaseModel]:
+    """A response body documenting a typed result's fields, read from its dataclass (so the
+    schema cannot drift from what the core returns), plus the stored run's id."""
+    hints = typing.get_type_hints(cls)
+    fields: dict[str, Any] = {f.name: (hints[f.name], ...) for f in dataclasses.fields(cls)}
+    fields["workload"] = (str, Field(..., description="mysql or aerospike"))
+    return create_model(name, __base__=_Result, __doc__=doc, run_id=(str, RUN_ID), **fields)
+
+
+SizeResult = result_model("SizeResult", SizeResultFields,
+                          "`advisor size`'s result: the recommendation, alternatives, the cheaper "
+                          "candidates rejected with reasons, and how the search went.")
 
 
 class SimulateResult(_Result):
-    run_id: str = Field(..., description="id of the stored run (GET /v1/runs/{id})")
+    run_id: str = RUN_ID
     kind: str
     layout: str
     duration_s: float

@@ -179,6 +179,7 @@ class AerospikeSizeResult(_SizeResult):
 
 
 SizeResult = MysqlSizeResult | AerospikeSizeResult
+SizeResultFields = _SizeResult  # the fields both workloads' results share (their union types)
 
 
 def load_size_result(data: Any) -> SizeResult:
