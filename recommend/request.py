@@ -154,9 +154,10 @@ def size_request(values: Mapping[str, Any]) -> SizeRequest:
     cls = REQUEST_TYPES[workload]
     own = {d.name for d in declared(cls)}
     for name, d in size_fields().items():
-        if name not in own and name in values and from_text(d, values[name]) != d.default:
+        value = from_text(d, values[name]) if name in values else d.default
+        if name not in own and value != d.default:
             other = next(w for w in WORKLOADS if w != workload)
-            raise FieldError(name, values[name], f"applies to the {other} workload only")
+            raise FieldError(name, value, f"applies to the {other} workload only")
     unknown = set(values) - set(size_fields()) - {"workload"}
     if unknown:
         raise FieldError(sorted(unknown)[0], values[sorted(unknown)[0]], "unknown option")

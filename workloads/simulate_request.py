@@ -28,21 +28,30 @@ MYSQL_PRESETS = ("oltp-rw",)
 
 
 def _spec_text(value: Any) -> str | None:
+    if not str(value).strip():
+        return "empty: give a layout spec like m5d.large:gp2:385GiB"
     return None if len(str(value)) <= 200 else "too long for a layout spec"
 
 
-def _size_text(value: Any) -> str | None:
-    """The problem with a size like 4k or 500GiB, in the words parse_bytes uses."""
-    from advisor.errors import InvalidInput
-    from advisor.units import parse_bytes
+def _bytes_check(most: int, what: str) -> Any:
+    def check(value: Any) -> str | None:
+        """The problem with a size like 4k or 500GiB, in the words parse_bytes uses."""
+        from advisor.errors import InvalidInput
+        from advisor.units import parse_bytes
 
-    if len(str(value)) > 32:
-        return "too long for a size (e.g. 4k, 16k, 1m, 4g)"
-    try:
-        parse_bytes(str(value), what="")
-    except InvalidInput as exc:
-        return str(exc).split(" ", 2)[-1].removeprefix("is ").strip()
-    return None
+        if len(str(value)) > 32:
+            return "too long for a size (e.g. 4k, 16k, 1m, 4g)"
+        try:
+            size = parse_bytes(str(value), what="")
+        except InvalidInput as exc:
+            return str(exc).split(" ", 2)[-1].removeprefix("is ").strip()
+        return None if size <= most else f"at most {what}"
+
+    return check
+
+
+_block = _bytes_check(2**30, "1 GiB a block")
+_span = _bytes_check(2**50, "1 PiB")
 
 
 def _check_ramp(req: "SimulateCommon", allowed: tuple[str, ...]) -> None:
@@ -93,20 +102,20 @@ class PatternSimRequest(SimulateCommon):
     rw: str = option("randread", choices=tuple(FIO_RW_MODES),
                      help="fio pattern: read, write, randread, randwrite, rw, randrw")
     rwmixread: float = option(50.0, ge=0, le=100, help="% reads for rw/randrw (fio)")
-    bs: str = option("4k", check=_size_text, help="block size, e.g. 4k, 16k, 1m")
+    bs: str = option("4k", check=_block, help="block size, e.g. 4k, 16k, 1m")
     iodepth: int = option(1, ge=1, le=4096, help="outstanding I/Os per job")
     numjobs: int = option(1, ge=1, le=4096, help="jobs; concurrency = iodepth x numjobs")
     rate_iops: float | None = option(None, gt=0, le=1e9,
                                      help="open loop: Poisson arrivals at this many IOPS "
                                      "(latency from the intended start)")
-    size: str = option("4g", check=_size_text, help="span of the random offsets (fio --size)")
+    size: str = option("4g", check=_span, help="span of the random offsets (fio --size)")
     pattern: str | None = option(None, choices=("ioping",),
                                  help="preset: ioping (QD1 4 KiB random reads)")
     file_test_mode: str | None = option(None, choices=tuple(SYSBENCH_MODES),
                                         help="sysbench fileio mode (threads at QD1, 16 KiB, "
                                         "fsync every 100 writes)")
     threads: int = option(1, ge=1, le=4096, help="sysbench threads")
-    file_block_size: str = option("16k", check=_size_text, help="sysbench block size")
+    file_block_size: str = option("16k", check=_block, help="sysbench block size")
     file_fsync_freq: int = option(100, ge=0, le=10**9, help="sysbench: fsync every N writes "
                                   "(0: never)")
 
@@ -125,7 +134,7 @@ class MysqlSimRequest(SimulateCommon):
                           help="mysql: read transactions per write transaction")
     replicas: int = option(1, ge=0, le=32, panel=DB,
                            help="mysql: replicas taking the reads (0: the master)")
-    replica_layout: str | None = option(None, panel=DB,
+    replica_layout: str | None = option(None, panel=DB, check=_spec_text,
                                         help="mysql: layout of each replica (default: the "
                                         "master's)")
     data_gb: float = option(100.0, gt=0, le=1_000_000, panel=DB, help="mysql: data size in GiB")
@@ -223,9 +232,10 @@ def simulate_request(values: Mapping[str, Any]) -> SimulateRequest:
     cls = REQUEST_TYPES[workload]
     own = {d.name for d in declared(cls)}
     for name, d in simulate_fields().items():
-        if name not in own and name in values and from_text(d, values[name]) != d.default:
+        value = from_text(d, values[name]) if name in values else d.default
+        if name not in own and value != d.default:
             kind = "raw pattern" if workload is None else workload
-            raise FieldError(name, values[name], f"does not apply to a {kind} simulation")
+            raise FieldError(name, value, f"does not apply to a {kind} simulation")
     unknown = set(values) - set(simulate_fields()) - {"workload"}
     if unknown:
         name = sorted(unknown)[0]

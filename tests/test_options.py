@@ -1,0 +1,107 @@
+"""Options declared once: the request types check every declared bound, name the field in
+domain terms, parse text options, and refuse options of another workload; the CLI and the API
+name the same field their own way."""
+
+import math
+
+import pytest
+
+from advisor.cli.main import main
+from advisor.options import FieldError
+from recommend.request import AerospikeSizeRequest, MysqlSizeRequest, size_fields, size_request
+from workloads.simulate_request import (
+    MysqlSimRequest,
+    PatternSimRequest,
+    simulate_fields,
+    simulate_request,
+)
+
+
+@pytest.mark.parametrize(("values", "field", "problem"), [
+    ({"tps": 0}, "tps", "must be positive"),
+    ({"tps": 2e7}, "tps", "at most 10,000,000"),
+    ({"tps": math.nan}, "tps", "must be a finite number"),
+    ({"headroom": -1}, "headroom", "must be 0 or more"),
+    ({"peak_hours": 25}, "peak_hours", "at most 24"),
+    ({"replicas": "many"}, "replicas", "a whole number or auto"),
+    ({"replicas": 9}, "replicas", "must be 0..8 or auto"),
+    ({"workload": "postgres"}, "workload", "choose mysql or aerospike"),
+    ({"workload": "aerospike", "tps": 5}, "tps", "applies to the mysql workload only"),
+    ({"workload": "aerospike", "reads_per_sec": 1, "replicas": "2"}, "replicas",
+     "applies to the mysql workload only"),
+    ({"workload": "aerospike"}, "reads_per_sec", "aerospike needs reads and/or writes"),
+    ({"catalog": "/etc/passwd"}, "catalog", "unknown option"),
+])
+def test_size_values_are_checked_once_in_domain_terms(values: dict[str, object], field: str,
+                                                      problem: str) -> None:
+    """A bad size value raises FieldError naming the field, not a flag."""
+    with pytest.raises(FieldError, match=problem) as caught:
+        size_request(values)
+    assert caught.value.name == field
+    assert not str(caught.value).startswith("--")
+
+
+def test_text_options_parse_the_same_from_the_cli_and_json() -> None:
+    """`--replicas auto` and JSON "auto" are None (the search chooses); "2" and 2 are 2."""
+    assert isinstance(size_request({"replicas": "auto"}), MysqlSizeRequest)
+    assert size_request({"replicas": "auto"}).replicas is None  # type: ignore[union-attr]
+    assert size_request({"replicas": "2"}) == size_request({"replicas": 2})
+    req = size_request({"workload": "aerospike", "writes_per_sec": 10})
+    assert isinstance(req, AerospikeSizeRequest)
+
+
+@pytest.mark.parametrize(("values", "field", "problem"), [
+    ({"spec": "m5d.large:gp2:385GiB", "bs": "1000000t"}, "bs", "at most 1 GiB a block"),
+    ({"spec": "m5d.large:gp2:385GiB", "size": "lots"}, "size", "not a size like"),
+    ({"spec": "m5d.large:gp2:385GiB", "ramp": ""}, "ramp", "write iodepth=1,2,4"),
+    ({"spec": "m5d.large:gp2:385GiB", "ramp": "tps=100"}, "ramp", "write iodepth=1,2,4"),
+    ({"spec": "m5d.large:gp2:385GiB", "workload": "mysql", "ramp": "x=1"}, "ramp",
+     "write tps=100,200,400"),
+    ({"spec": "m5d.large:gp2:385GiB", "warmup": 10, "duration": 10}, "warmup",
+     "below the duration"),
+    ({"spec": "m5d.large:gp2:385GiB", "workload": "mysql", "replica_layout": " "},
+     "replica_layout", "empty"),
+    ({"spec": "m5d.large:gp2:385GiB", "workload": "mysql", "rw": "write"}, "rw",
+     "does not apply to a mysql simulation"),
+    ({"spec": "m5d.large:gp2:385GiB", "sync_binlog": 0}, "sync_binlog",
+     "does not apply to a raw pattern simulation"),
+    ({"spec": "m5d.large:gp2:385GiB", "workload": "aerospike", "slice": 1e-9}, "slice",
+     "more slices than a report can use"),
+    ({"spec": "x" * 300}, "spec", "too long"),
+])
+def test_simulate_values_are_checked_once(values: dict[str, object], field: str,
+                                          problem: str) -> None:
+    with pytest.raises(FieldError, match=problem) as caught:
+        simulate_request(values)
+    assert caught.value.name == field
+
+
+def test_a_pattern_and_a_mysql_request_are_their_own_types() -> None:
+    assert isinstance(simulate_request({"spec": "m5d.large:gp2:385GiB"}), PatternSimRequest)
+    mysql = simulate_request({"spec": "r5.large:gp3:500GiB", "workload": "mysql",
+                              "preset": "oltp-rw", "reads": 1})
+    assert isinstance(mysql, MysqlSimRequest)
+    assert mysql.reads_per_write == 3.25  # the preset's ratio wins
+
+
+def test_every_declared_option_is_a_cli_flag_and_an_api_field() -> None:
+    """One declaration each: the generated typer commands and API bodies carry every option,
+    with the declared default."""
+    from api.models import SimulateBody, SizeBody
+
+    for body, decls in ((SizeBody, size_fields()), (SimulateBody, simulate_fields())):
+        fields = body.model_fields
+        for name, d in decls.items():
+            assert name in fields, name
+            if not d.opt.argument and d.opt.api_type is None:
+                assert fields[name].default == d.default, name
+
+
+def test_the_cli_and_the_api_name_the_field_their_own_way(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The same FieldError reads `--data-gb 0: ...` on the command line."""
+    assert main(["size", "--data-gb", "0"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --data-gb 0: must be positive"
+    with pytest.raises(FieldError) as caught:
+        size_request({"data_gb": 0})
+    assert caught.value.named(caught.value.name) == "data_gb 0: must be positive"
