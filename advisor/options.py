@@ -20,11 +20,11 @@ MAX_NUMBER_TEXT = 40  # characters shown of a bad value
 class FieldError(InvalidInput):
     """A request field holds a value outside what it accepts."""
 
-    def __init__(self, name: str, value: Any, problem: str, *, flag: str | None = None) -> None:
+    def __init__(self, name: str, value: Any, problem: str) -> None:
         self.name = name
         self.value = value
         self.problem = problem
-        self.flag = flag or "--" + name.replace("_", "-")  # how the CLI names it
+        self.flag = flag_of(name)  # how the CLI names it
         super().__init__(f"{name} {show_value(value)}: {problem}")
 
     def named(self, label: str) -> str:
@@ -32,12 +32,26 @@ class FieldError(InvalidInput):
         return f"{label} {show_value(self.value)}: {self.problem}"
 
 
+def plain_number(x: float) -> str:
+    """A float as it round-trips: 627.0 -> 627, 0.3333333 -> 0.3333333, 1e400 -> inf."""
+    if not math.isfinite(x):
+        return str(x)
+    if x.is_integer() and abs(x) < 1e16:
+        return str(int(x))
+    return repr(x)
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a request field: data_gb -> --data-gb."""
+    return "--" + name.replace("_", "-")
+
+
 def show_value(value: Any) -> str:
     """A value as a user typed it: numbers in %g, text quoted, long input cut short."""
     if isinstance(value, bool):
         text = str(value).lower()
     elif isinstance(value, float):
-        text = f"{value:g}"
+        text = plain_number(value)
     elif isinstance(value, int):
         text = str(value) if abs(value) < 10**30 else f"{float(value):g}"
     elif value is None:
@@ -60,7 +74,6 @@ class Opt:
     le: float | None = None
     lt: float | None = None
     choices: tuple[str, ...] | None = None
-    flag: str | None = None  # the CLI flag when it is not --field-name
     panel: str | None = None  # CLI help panel
     reproduce: Reproduce = "changed"  # in a reproduce command: always, when not default, never
     text: tuple[Callable[[str], Any], Callable[[Any], str]] | None = None  # CLI (parse, show)
@@ -91,7 +104,9 @@ class Opt:
 
 
 def _number(x: float) -> str:
-    return f"{int(x):,}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:g}"
+    if isinstance(x, int):
+        return f"{x:,}"
+    return f"{int(x):,}" if x.is_integer() and abs(x) < 1e15 else f"{x:g}"
 
 
 def option(default: Any = dataclasses.MISSING, *, help: str, **kwargs: Any) -> Any:
@@ -108,16 +123,21 @@ class Declared:
 
     @property
     def flag(self) -> str:
-        return self.opt.flag or "--" + self.name.replace("_", "-")
+        return self.name.upper() if self.opt.argument else flag_of(self.name)
 
 
-def declared(cls: type) -> Iterator[Declared]:
-    """The option fields of a request class, in declaration order."""
-    hints = _hints(cls)
-    for f in dataclasses.fields(cls):
-        opt = f.metadata.get("option")
-        if opt is not None:
-            yield Declared(name=f.name, default=f.default, type=hints[f.name], opt=opt)
+_DECLARED: dict[type, tuple[Declared, ...]] = {}
+
+
+def declared(cls: type) -> tuple[Declared, ...]:
+    """The option fields of a request class, in declaration order (read once per class)."""
+    found = _DECLARED.get(cls)
+    if found is None:
+        hints = _hints(cls)
+        found = _DECLARED[cls] = tuple(
+            Declared(name=f.name, default=f.default, type=hints[f.name], opt=f.metadata["option"])
+            for f in dataclasses.fields(cls) if "option" in f.metadata)
+    return found
 
 
 def _hints(cls: type) -> dict[str, Any]:
@@ -135,8 +155,8 @@ def check_value(name: str, value: Any, opt: Opt) -> None:
     try:
         _check(name, value, opt)
     except FieldError as exc:
-        if opt.flag:
-            exc.flag = opt.flag
+        if opt.argument:  # a positional argument: the CLI names it SPEC, not --spec
+            exc.flag = name.upper()
         raise
 
 

@@ -53,17 +53,30 @@ def to_json(value: Any) -> Any:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
+_ADAPTERS: dict[Any, Any] = {}
+
+
+def _adapter(cls: Any) -> Any:
+    """pydantic's validator for `cls`, built once per type (building one costs milliseconds)."""
+    found = _ADAPTERS.get(cls)
+    if found is None:
+        from pydantic import TypeAdapter
+
+        found = _ADAPTERS[cls] = TypeAdapter(cls)
+    return found
+
+
 def from_json(cls: type[T], data: Any) -> T:
     """The typed object of `cls` from JSON (a stored run, a result file); one line if it is not
     one (wrong kind, another schema version, a missing field)."""
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ValidationError
 
     if isinstance(data, Mapping) and data.get("schema_version", 1) != SCHEMA_VERSION:
         raise InvalidInput(f"result schema version {data.get('schema_version', 1)!r}: this "
                            f"advisor reads version {SCHEMA_VERSION}; re-run the command that "
                            "made it")
     try:
-        return TypeAdapter(cls).validate_python(data)
+        return _adapter(cls).validate_python(data)  # type: ignore[no-any-return]
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "result"

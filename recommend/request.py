@@ -62,7 +62,7 @@ class SizeCommon:
                                    "for mysql)")
     max_monthly_usd: float | None = option(None, gt=0, help="budget cap (USD/month)")
     region: str | None = option(None, help="catalog region (built in: us-east-1)")
-    seed: int = option(1, ge=0, le=2**31 - 1, reproduce="always",
+    seed: int = option(1, ge=0, le=2**63 - 1, reproduce="always",
                        help="seed of the verifying event simulation (echoed in the result)")
 
     workload: ClassVar[Workload]
@@ -120,10 +120,6 @@ class AerospikeSizeRequest(SizeCommon):
             raise FieldError("reads_per_sec", self.reads_per_sec,
                              "aerospike needs reads and/or writes per second")
 
-    @property
-    def needed_gib(self) -> float:
-        return self.data_gb * (1 + FREE_SPACE_MARGIN)
-
     def slo_json(self) -> dict[str, object]:
         return {"act": dict(ACT_SLO), "headroom": self.headroom, "peak_hours": self.peak_hours}
 
@@ -163,8 +159,3 @@ def size_request(values: Mapping[str, Any]) -> SizeRequest:
         raise FieldError(sorted(unknown)[0], values[sorted(unknown)[0]], "unknown option")
     return cls(**{d.name: from_text(d, values[d.name]) for d in declared(cls)
                   if d.name in values})
-
-
-def request_json(req: SizeRequest) -> dict[str, Any]:
-    """The request as JSON (every option, with `workload`)."""
-    return {"workload": req.workload, **{d.name: getattr(req, d.name) for d in declared(type(req))}}

@@ -68,6 +68,17 @@ def test_text_options_parse_the_same_from_the_cli_and_json() -> None:
     ({"spec": "m5d.large:gp2:385GiB", "workload": "aerospike", "slice": 1e-9}, "slice",
      "more slices than a report can use"),
     ({"spec": "x" * 300}, "spec", "too long"),
+    ({"spec": "m5d.large:gp2:385GiB", "ramp": "iodepth=1e400"}, "ramp", "finite numbers"),
+    ({"spec": "m5d.large:gp2:385GiB", "ramp": "rate=1e12"}, "ramp",
+     "rate 1000000000000: at most 1,000,000,000"),
+    ({"spec": "i3.large:store", "workload": "aerospike", "ramp": "x=1e6"}, "ramp",
+     "x 1000000: at most 1,000"),
+    ({"spec": "r5.large:gp3:500GiB", "workload": "mysql", "ramp": "tps=2e9"}, "ramp",
+     "tps 2000000000: at most 1,000,000,000"),
+    ({"spec": "i3.large:store", "workload": "aerospike", "duration": 90000}, "duration",
+     "at most 86,400 s"),
+    ({"spec": "i3.large:store", "workload": "aerospike", "engine": "analytic"}, "engine",
+     "need the event simulation"),
 ])
 def test_simulate_values_are_checked_once(values: dict[str, object], field: str,
                                           problem: str) -> None:
@@ -105,3 +116,20 @@ def test_the_cli_and_the_api_name_the_field_their_own_way(
     with pytest.raises(FieldError) as caught:
         size_request({"data_gb": 0})
     assert caught.value.named(caught.value.name) == "data_gb 0: must be positive"
+
+
+def test_a_reproduce_command_keeps_every_digit() -> None:
+    """Floats are written as they round-trip, never rounded to six digits."""
+    from advisor.report.commands import size_command
+
+    command = size_command(size_request({"tps": 1234567.8, "headroom": 0.3333333,
+                                         "max_monthly_usd": 1234.5678}))
+    assert "--tps 1234567.8" in command
+    assert "--headroom 0.3333333" in command
+    assert "--max-monthly-usd 1234.5678" in command
+
+
+def test_the_positional_spec_is_named_as_the_cli_shows_it(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "x" * 300]) == 2
+    assert capsys.readouterr().err.startswith("error: SPEC 'xxx")

@@ -206,7 +206,9 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
         for j, server in enumerate(srv):
             layout = _server_layout(dep, server.role)
             key = str(layout.spec)
-            plan = plans.setdefault(key, compile_plan(layout, catalog))
+            if key not in plans:  # compiled once per layout, not once per load level
+                plans[key] = compile_plan(layout, catalog)
+            plan = plans[key]
 
             def tick(frac: float, i: int = i, j: int = j, n: int = len(srv)) -> None:
                 if progress is not None:

@@ -19,6 +19,7 @@ from advisor.options import (
     declared,
     from_text,
     option,
+    show_value,
 )
 
 MAX_DURATION_S = 7 * 86400.0
@@ -54,17 +55,29 @@ _block = _bytes_check(2**30, "1 GiB a block")
 _span = _bytes_check(2**50, "1 PiB")
 
 
+RAMPED_OPTION = {"iodepth": "iodepth", "threads": "threads", "rate": "rate_iops", "tps": "tps",
+                 "x": "x"}  # a ramp key -> the option whose bounds its values keep
+
+
 def _check_ramp(req: "SimulateCommon", allowed: tuple[str, ...]) -> None:
-    """The ramp parses for this kind of simulation (its problem named on the `ramp` field)."""
+    """The ramp parses for this kind of simulation and each value is within the bounds of the
+    option it ramps (its problem named on the `ramp` field)."""
     if req.ramp is None:
         return
     from advisor.errors import InvalidInput
     from advisor.sim.run import parse_ramp
 
     try:
-        parse_ramp(req.ramp, allowed)
+        ramp = parse_ramp(req.ramp, allowed)
     except InvalidInput as exc:
         raise FieldError("ramp", req.ramp, str(exc).split(": ", 1)[-1]) from None
+    d = simulate_fields()[RAMPED_OPTION[ramp.key]]
+    for value in ramp.values:
+        try:
+            check_value(d.name, value, d.opt)
+        except FieldError as exc:
+            raise FieldError("ramp", req.ramp, f"{ramp.key} {show_value(value)}: "
+                             f"{exc.problem}") from None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,7 +97,7 @@ class SimulateCommon:
                               check=lambda v: None if len(v) <= 2000 else "too long")
     engine: str = option("auto", choices=("des", "analytic", "auto"),
                          help="des (event simulation), analytic (formulas, any horizon) or auto")
-    seed: int = option(1, ge=0, le=2**31 - 1, reproduce="always",
+    seed: int = option(1, ge=0, le=2**63 - 1, reproduce="always",
                        help="random seed (echoed in the result)")
 
     workload: ClassVar[str | None] = None
@@ -202,6 +215,12 @@ class AerospikeSimRequest(SimulateCommon):
     def __post_init__(self) -> None:
         SimulateCommon.__post_init__(self)
         _check_ramp(self, ("x",))
+        if self.duration > 86400:
+            raise FieldError("duration", self.duration, "aerospike simulates at most 86,400 s "
+                             "a level")
+        if self.engine == "analytic":
+            raise FieldError("engine", self.engine, "ACT's slices need the event simulation: "
+                             "use des or auto")
         if self.slice is not None and self.slice < self.duration / 10_000:
             raise FieldError("slice", self.slice, f"at least duration / 10,000 "
                              f"({self.duration / 10_000:g} s): more slices than a report can use")

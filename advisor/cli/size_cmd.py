@@ -58,6 +58,8 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
                          "catalog with that region's prices (--catalog FILE)")
     measured = None
     if io_profile is not None:
+        if not isinstance(req, MysqlSizeRequest):
+            raise FieldError("io_profile", str(io_profile), "applies to the mysql workload only")
         from workloads.mysql import measured_io
         from workloads.real.io_profile_file import load_io_profile
 

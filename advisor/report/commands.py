@@ -4,16 +4,13 @@ import dataclasses
 import shlex
 from typing import Any
 
-from advisor.options import changed
+from advisor.options import changed, flag_of, plain_number
 from recommend.request import WORKLOAD, SizeRequest
 
 
 def _num(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+    """A number exactly as given (no rounding: the command must reproduce the run)."""
+    return plain_number(value) if isinstance(value, float) else str(value)
 
 
 def options_args(obj: Any) -> list[str]:
@@ -105,7 +102,7 @@ def _rebuilt_simulate_command(result: dict[str, Any]) -> str:
         if len(result.get("levels", [])) == 1:
             load = result["levels"][0].get("load", {})
             for key, value in load.items():
-                args += [_flag(key), _num(value)]
+                args += [flag_of(key), _num(value)]
         args += ["--slice", _num(result.get("slice_s", 10.0))]
     else:
         pat = result.get("pattern", {})

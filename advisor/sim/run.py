@@ -1,6 +1,7 @@
 """`simulate`: one core call shared by the CLI and the API. Builds the plan, runs every ramp level
 on the chosen engine, and returns the typed result (`advisor.sim.results.PatternResult`)."""
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Literal
@@ -37,6 +38,8 @@ def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rat
         values = tuple(float(v) for v in rest.split(",") if v.strip())
     except ValueError:
         raise InvalidInput(f"--ramp {text!r}: values must be numbers separated by commas") from None
+    if not all(math.isfinite(v) for v in values):
+        raise InvalidInput(f"--ramp {text!r}: values must be finite numbers")
     if not values or any(v <= 0 for v in values):
         raise InvalidInput(f"--ramp {text!r}: give one or more positive values")
     if len(values) > 64:
@@ -65,12 +68,13 @@ def pattern_levels(base: IoPattern, ramp: Ramp | None) -> list[tuple[IoPattern, 
 
 
 def _estimate_ios(plan: SimPlan, pattern: IoPattern, duration_s: float) -> float:
+    """Work the DES would do: I/Os served, or in an open loop every arrival it generates (past
+    saturation they queue, and each still costs an event)."""
     from advisor.sim.analytic import saturation_iops
 
-    cap = saturation_iops(plan, pattern)
     if pattern.open_rate:
-        cap = min(cap, pattern.open_rate)
-    return cap * duration_s
+        return pattern.open_rate * duration_s
+    return saturation_iops(plan, pattern) * duration_s
 
 
 def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,

@@ -10,10 +10,9 @@ from advisor.store.runs import (
     StoreError,
     default_url,
     masked,
-    to_jsonable,
 )
 
 __all__ = [
     "DATABASE_ENV", "KINDS", "MemoryRunStore", "RunStore", "SqlRunStore", "StoreError",
-    "StoredRun", "default_url", "masked", "to_jsonable",
+    "StoredRun", "default_url", "masked",
 ]

@@ -73,9 +73,6 @@ class RunStore(Protocol):
     def close(self) -> None: ...
 
 
-to_jsonable = to_json  # the one serialiser (advisor.serial), under the store's old name
-
-
 def default_url() -> str:
     """`$ADVISOR_DATABASE_URL`, else the SQLite file in the user data directory."""
     if url := os.environ.get(DATABASE_ENV):
@@ -143,8 +140,8 @@ class SqlRunStore:
             "created_at": datetime.now(UTC),
             "advisor_version": str(result.get("advisor_version") or __version__),
             "catalog_version": result.get("catalog_version"),
-            "request": json.dumps(to_jsonable(request), allow_nan=False),
-            "result": json.dumps(to_jsonable(result), allow_nan=False),
+            "request": json.dumps(to_json(request), allow_nan=False),
+            "result": json.dumps(to_json(result), allow_nan=False),
         }
         with self._errors("write to"), self._engine.begin() as conn:
             conn.execute(runs.insert().values(**row))
@@ -215,8 +212,8 @@ class MemoryRunStore:
             id=run_id, kind=kind, workload=result.get("workload"), created_at=datetime.now(UTC),
             advisor_version=str(result.get("advisor_version") or __version__),
             catalog_version=result.get("catalog_version"),
-            request=json.loads(json.dumps(to_jsonable(request))),
-            result=json.loads(json.dumps(to_jsonable(result))))
+            request=json.loads(json.dumps(to_json(request))),
+            result=json.loads(json.dumps(to_json(result))))
         return run_id
 
     def get(self, run_id: str) -> StoredRun | None:

@@ -198,7 +198,7 @@ def test_ten_million_tps_exits_1_with_the_nearest_candidates(
 @pytest.mark.parametrize(("argv", "message"), [
     (("--tps", "-5"), "error: --tps -5: must be positive"),
     (("--tps", "0"), "error: --tps 0: must be positive"),
-    (("--tps", "20000000"), "error: --tps 2e+07: at most 10,000,000"),
+    (("--tps", "20000000"), "error: --tps 20000000: at most 10,000,000"),
     (("--reads", "abc"), "error: Invalid value for '--reads'"),
     (("--replicas", "x"), "error: --replicas 'x': a whole number or auto"),
     (("--replicas", "9"), "error: --replicas 9: must be 0..8 or auto"),

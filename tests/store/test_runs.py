@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from sqlalchemy import create_engine, event, text
 
-from advisor.store import MemoryRunStore, SqlRunStore, StoreError, masked, to_jsonable
+from advisor.serial import to_json
+from advisor.store import MemoryRunStore, SqlRunStore, StoreError, masked
 from advisor.store.schema import SCHEMA_VERSION, SchemaTooNew
 from tests.conftest import require
 
@@ -74,7 +75,7 @@ def test_nan_and_numpy_values_are_stored_as_plain_json(store: SqlRunStore | Memo
     run = store.get(run_id)
     assert run is not None
     assert run.result == {"p": None, "q": 2.5, "r": [0, 1, 2], "s": None}
-    assert to_jsonable({"a": (1, float("inf"))}) == {"a": [1, None]}
+    assert to_json({"a": (1, float("inf"))}) == {"a": [1, None]}
 
 
 def test_runs_survive_reopening(tmp_path: Path) -> None:

@@ -124,7 +124,6 @@ def limit_name(plan: SimPlan, l: int) -> str:
 def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase],
                  duration_s: float) -> dict[str, float]:
     out: dict[str, float] = {}
-    exhausted: set[int] = set()
     for l, name in enumerate(plan.limit_names):
         used = cap = 0.0
         for p in phases:
@@ -135,7 +134,6 @@ def _utilisation(plan: SimPlan, mix: Mix, phases: list[Phase],
             used += p.x * mix.cost[l] * dt
             cap += rate * dt
         out[name] = round(used / cap, 4) if cap > 0 else 0.0
-    del exhausted
     if mix.serial_seconds > 0:
         busy = sum(p.x * (p.end_s - p.start_s) for p in phases) * mix.serial_seconds
         out["disk busy (busiest)"] = round(min(1.0, busy / duration_s / plan.members), 4)
