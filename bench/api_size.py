@@ -1,6 +1,6 @@
 """BRIEF §7 API benchmark: `POST /v1/size` latency on loopback, cold and warm, and 50 clients.
 
-    /work/venv/bin/python bench/api_size.py [--url http://127.0.0.1:8000] [--format table|json]
+    .venv/bin/python bench/api_size.py [--url http://127.0.0.1:8000] [--format table|json]
 
 Without --url it starts `advisor serve` on a free 127.0.0.1 port with a scratch SQLite runs
 file (stopped at the end). Every request is a real HTTP round trip that also stores its run.

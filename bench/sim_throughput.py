@@ -1,6 +1,6 @@
 """BRIEF §7 simulator benchmark: simulated I/Os per second of wall time, against SimPy.
 
-    /work/venv/bin/python bench/sim_throughput.py [--repeat 5] [--format table|json]
+    .venv/bin/python bench/sim_throughput.py [--repeat 5] [--format table|json]
 
 (a) one gp3 volume and (b) RAID 10 of four gp3 volumes, fio randrw 75/25 4 KiB, closed loop
 iodepth 64: the DES engine end to end (`simulate_pattern`, after a warm-up run that loads the

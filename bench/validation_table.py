@@ -1,6 +1,6 @@
 """Rewrite the generated tables of docs/validation.md from fresh simulations.
 
-    /work/venv/bin/python bench/validation_table.py [--check]
+    .venv/bin/python bench/validation_table.py [--check]
 
 Table 1: every check of tests/validation/measurements.json (BRIEF §8) on both engines, with the
 error against the published figure and a verdict. Table 2: the DES-vs-analytic grid of
