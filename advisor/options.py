@@ -2,7 +2,7 @@
 
 The CLI options (typer), the API bodies (pydantic), the report's reproduce command and the
 defaults are generated from these declarations by the adapters, so they cannot drift. Checks
-are made here, once, and fail with a `FieldError` in domain terms (`data_gb 0: must be > 0`);
+are made here, once, and fail with a `FieldError` in domain terms (`data_gb 0: must be positive`);
 each adapter names the field in its own vocabulary (`--data-gb`, `data_gb`).
 """
 
@@ -47,13 +47,14 @@ def flag_of(name: str) -> str:
 
 
 def show_value(value: Any) -> str:
-    """A value as a user typed it: numbers in %g, text quoted, long input cut short."""
+    """A value as a user typed it: numbers as they round-trip, text quoted, long input cut
+    short."""
     if isinstance(value, bool):
         text = str(value).lower()
     elif isinstance(value, float):
         text = plain_number(value)
     elif isinstance(value, int):
-        text = str(value) if abs(value) < 10**30 else f"{float(value):g}"
+        text = str(value) if abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit number"
     elif value is None:
         text = "none"
     else:

@@ -133,3 +133,10 @@ def test_the_positional_spec_is_named_as_the_cli_shows_it(
         capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "x" * 300]) == 2
     assert capsys.readouterr().err.startswith("error: SPEC 'xxx")
+
+
+def test_a_huge_number_gets_one_line_not_a_crash(capsys: pytest.CaptureFixture[str]) -> None:
+    """A 401-digit seed cannot be shown as a float: the message says how long it is."""
+    assert main(["size", "--seed", "1" + "0" * 400]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "error: --seed a 401-digit number: at most 9,223,372,036,854,775,807")
