@@ -79,6 +79,16 @@ def test_text_options_parse_the_same_from_the_cli_and_json() -> None:
      "at most 86,400 s"),
     ({"spec": "i3.large:store", "workload": "aerospike", "engine": "analytic"}, "engine",
      "need the event simulation"),
+    ({"spec": "i3.large:store", "workload": "aerospike", "x": 1, "reads_per_sec": 10}, "x",
+     "not both"),
+    ({"spec": "m5d.large:gp2:385GiB", "pattern": "ioping", "rw": "randwrite"}, "rw",
+     "is a fio option; this run is ioping"),
+    ({"spec": "m5d.large:gp2:385GiB", "file_test_mode": "rndrd", "iodepth": 4}, "iodepth",
+     "is a fio option; this run is sysbench"),
+    ({"spec": "m5d.large:gp2:385GiB", "threads": 4}, "threads",
+     "is a sysbench option; this run is fio"),
+    ({"spec": "m5d.large:gp2:385GiB", "pattern": "ioping", "file_test_mode": "rndrd"},
+     "file_test_mode", "not both"),
 ])
 def test_simulate_values_are_checked_once(values: dict[str, object], field: str,
                                           problem: str) -> None:
@@ -140,3 +150,20 @@ def test_a_huge_number_gets_one_line_not_a_crash(capsys: pytest.CaptureFixture[s
     assert main(["size", "--seed", "1" + "0" * 400]) == 2
     assert capsys.readouterr().err.strip() == (
         "error: --seed a 401-digit number: at most 9,223,372,036,854,775,807")
+
+
+def test_a_result_without_a_recorded_request_keeps_its_transaction_shape() -> None:
+    """Results made before requests were recorded rebuild their command from `params`,
+    transaction shape included."""
+    from advisor.report.commands import simulate_command
+
+    old = {"kind": "simulate", "workload": "mysql", "layout": "r5.large:gp3:500GiB",
+           "params": {"tps": 400.0, "reads_per_write": 2.0, "replicas": 1, "data_gb": 40.0,
+                      "sync_binlog": 0, "write_rows": 2, "row_bytes": 190},
+           "deployment": {"replicas": ["r5.large:gp3:500GiB"]}, "slo": {"p99_ms": 10.0},
+           "levels": [{"load": {"tps": 400.0}}], "duration_s": 5.0, "engine": ["des"],
+           "seed": 1}
+    command = simulate_command(old)
+    assert "--write-rows 2" in command
+    assert "--sync-binlog 0" in command
+    assert "--row-bytes" not in command  # its default

@@ -108,6 +108,10 @@ class SimulateCommon:
             raise FieldError("warmup", self.warmup, "must be below the duration")
 
 
+TOOL_OF = {"rw": "fio", "rwmixread": "fio", "bs": "fio", "iodepth": "fio", "numjobs": "fio",
+           "threads": "sysbench", "file_block_size": "sysbench", "file_fsync_freq": "sysbench"}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PatternSimRequest(SimulateCommon):
     """A raw I/O pattern, as fio, sysbench fileio or ioping would issue it."""
@@ -135,6 +139,16 @@ class PatternSimRequest(SimulateCommon):
     def __post_init__(self) -> None:
         SimulateCommon.__post_init__(self)
         _check_ramp(self, ("iodepth", "threads", "rate"))
+        # One tool's options at a time: an option the chosen tool would ignore is refused.
+        tool = "ioping" if self.pattern else "sysbench" if self.file_test_mode else "fio"
+        if self.pattern and self.file_test_mode:
+            raise FieldError("file_test_mode", self.file_test_mode,
+                             "choose a sysbench mode or the ioping preset, not both")
+        for d in declared(PatternSimRequest):
+            owner = TOOL_OF.get(d.name)
+            value = getattr(self, d.name)
+            if owner is not None and owner != tool and value != d.default:
+                raise FieldError(d.name, value, f"is a {owner} option; this run is {tool}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -221,6 +235,10 @@ class AerospikeSimRequest(SimulateCommon):
         if self.engine == "analytic":
             raise FieldError("engine", self.engine, "ACT's slices need the event simulation: "
                              "use des or auto")
+        if self.x is not None and (self.reads_per_sec is not None
+                                   or self.writes_per_sec is not None):
+            raise FieldError("x", self.x, "give an ACT load multiple or reads/writes per "
+                             "second, not both")
         if self.slice is not None and self.slice < self.duration / 10_000:
             raise FieldError("slice", self.slice, f"at least duration / 10,000 "
                              f"({self.duration / 10_000:g} s): more slices than a report can use")

@@ -81,6 +81,11 @@ def simulate_command(result: dict[str, Any]) -> str:
     return _rebuilt_simulate_command(result)
 
 
+# The MySQL options a result made before requests were recorded keeps in its `params`.
+LEGACY_SHAPE = {"row_bytes": 190, "read_rows": 1, "write_rows": 4, "secondary_indexes": 1,
+                "flush_log_at_trx_commit": 1, "sync_binlog": 1, "replica_workers": 1}
+
+
 def _rebuilt_simulate_command(result: dict[str, Any]) -> str:
     args = ["advisor", "simulate", str(result.get("layout", "?"))]
     workload = result.get("workload")
@@ -96,6 +101,9 @@ def _rebuilt_simulate_command(result: dict[str, Any]) -> str:
             args += ["--replica-layout", replicas[0]]
         if p.get("buffer_pool_gib") is not None:
             args += ["--buffer-pool-gib", _num(p["buffer_pool_gib"])]
+        for name, default in LEGACY_SHAPE.items():  # the transaction shape, when not default
+            if p.get(name, default) != default:
+                args += [flag_of(name), _num(p[name])]
         args += ["--p99-ms", _num(result.get("slo", {}).get("p99_ms", 10.0))]
     elif workload == "aerospike":
         args += ["--workload", "aerospike"]

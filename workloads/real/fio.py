@@ -13,7 +13,7 @@ from typing import Any
 
 from advisor.errors import InvalidInput
 from advisor.io_modes import FIO_RW_MODES, sysbench_name
-from advisor.percentiles import TOOL_PERCENTILES
+from advisor.percentiles import PERCENTILES, TOOL_PERCENTILES
 from advisor.units import parse_bytes
 from advisor.userfiles import read_json_object
 
@@ -45,7 +45,7 @@ def _direction(stats: Mapping[str, Any]) -> dict[str, Any] | None:
             "min": lat.get("min", 0) / 1e6,
             "avg": lat.get("mean", 0.0) / 1e6,
             "max": lat.get("max", 0) / 1e6,
-            **{k: percentiles.get(k) for k in ("p50", "p90", "p95", "p99", "p999")},
+            **{k: percentiles.get(k) for k in PERCENTILES},
         },
         "percentiles_ms": percentiles,
     }

@@ -11,6 +11,7 @@ between two `SHOW GLOBAL STATUS` snapshots. Same result schema as the SQLAlchemy
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from advisor.percentiles import PERCENTILES
 from workloads.io_profile import derive_io_profile, status_delta, sum_deltas
 from workloads.real.db import Database, DatabaseError
 from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
@@ -154,7 +155,7 @@ def _step(
         "reconnects": parsed["reconnects"],
         "measured_s": parsed["total_time_s"],
         "latency_ms": {
-            "transaction": {**{k: hist.get(k) for k in ("p50", "p90", "p95", "p99", "p999")},
+            "transaction": {**{k: hist.get(k) for k in PERCENTILES},
                             "max": parsed["latency_ms"]["max"]},
             "read": None,
             "write": None,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from advisor.errors import AdvisorError, InvalidInput
+from advisor.percentiles import PERCENTILES
 from advisor.urls import mask_url
 from workloads.real.db_sqlalchemy import parse_url
 from workloads.real.sysbench_parse import fatal_message, parse_fileio, parse_oltp
@@ -170,7 +171,7 @@ def fileio_measurement(parsed: Mapping[str, Any], *, mode: str) -> dict[str, Any
         "write_mibps": parsed["written_mibps"],
         "latency_ms": {
             "min": latency["min"], "avg": latency["avg"], "max": latency["max"],
-            **{k: hist.get(k) for k in ("p50", "p90", "p95", "p99", "p999")},
+            **{k: hist.get(k) for k in PERCENTILES},
         },
         "percentiles_ms": {k: v for k, v in hist.items() if v is not None},
         "duration_s": parsed["total_time_s"],
