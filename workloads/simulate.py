@@ -11,8 +11,8 @@ from dataclasses import replace
 from typing import Any
 
 from advisor.catalog.model import Catalog
-from advisor.errors import InvalidInput
 from advisor.layout.model import Layout
+from advisor.sim.run import over_budget
 from workloads.mysql import TxnIo
 from workloads.results import ActSimResult, MysqlSimResult, SimulateResult
 from workloads.simulate_request import (
@@ -88,12 +88,6 @@ def run_aerospike(layout: Layout, cat: Catalog, *, x: float | None, ramp: str | 
 
 AUTO_DES_TXNS = 3_000_000  # workloads.mysql_run: engine=auto simulates events up to tps x s
 Progress = Callable[[int, float], None]
-
-
-def over_budget(estimate: float, budget: float) -> InvalidInput:
-    return InvalidInput(f"this request would simulate about {estimate:,.0f} I/Os, over the "
-                        f"limit of {budget:,.0f}: shorten --duration, use fewer ramp levels or "
-                        "engine=analytic")
 
 
 def run_simulate(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None = None,

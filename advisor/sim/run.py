@@ -24,6 +24,13 @@ AUTO_DES_BUDGET = 30_000_000
 ProgressFn = Callable[[int, float], None]  # (level index, fraction done)
 
 
+def over_budget(estimate: float, budget: float) -> InvalidInput:
+    """The refusal of a request that would simulate more I/Os than `budget` allows."""
+    return InvalidInput(f"this request would simulate about {estimate:,.0f} I/Os, over the "
+                        f"limit of {budget:,.0f}: shorten --duration, use fewer ramp levels or "
+                        "engine=analytic")
+
+
 def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rate")) -> Ramp:
     """'iodepth=1,2,4', 'threads=1,8,64', 'rate=1000,5000' (IOPS, open loop), 'tps=100,200'
     (database transactions/s, open loop) or 'x=1,2,5' (ACT load multiples)."""
@@ -94,9 +101,7 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
     levels = pattern_levels(pattern, ramp)
     estimates = [_estimate_ios(plan, p, duration_s) for p, _ in levels]
     if io_budget is not None and engine != "analytic" and sum(estimates) > io_budget:
-        raise InvalidInput(f"this request would simulate about {sum(estimates):,.0f} I/Os, over "
-                           f"the limit of {io_budget:,.0f}: shorten --duration, use fewer ramp "
-                           "levels or engine=analytic")
+        raise over_budget(sum(estimates), io_budget)
     results: list[Level] = []
     for i, ((pat, load), estimate) in enumerate(zip(levels, estimates, strict=True)):
         use = engine
