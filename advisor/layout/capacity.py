@@ -4,6 +4,7 @@ Capacity is counted in logical I/Os (what the file system issues to the md array
 into member I/Os (`advisor.layout.raid`).
 """
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from advisor.catalog.model import Catalog, LatencyProfile
@@ -37,15 +38,27 @@ def limits_of(layout: Layout, catalog: Catalog) -> LayoutLimits:
     return layout_limits(layout, profile_transfer_mibps=profile_of(layout, catalog).transfer_mibps)
 
 
-def _per_io_rate(limit: RateLimit, sub_kib: float, *, bursting: bool) -> float:
+Bursting = bool | Collection[str]  # all limits, none, or the names of those whose credits count
+
+
+def _bursts(limit: RateLimit, bursting: Bursting) -> bool:
+    """Whether `limit` runs at its burst rate: its own bucket's name, or the bucket it shares
+    (gp2 throughput on the volume's I/O credits), is among those allowed."""
+    if isinstance(bursting, bool):
+        return bursting
+    return limit.name in bursting or (limit.shares_bucket_of or "") in bursting
+
+
+def _per_io_rate(limit: RateLimit, sub_kib: float, *, bursting: Bursting) -> float:
     """Member I/Os per second this limit allows for random I/Os of `sub_kib`."""
-    return limit.rate(bursting=bursting) / limit.charge(sub_kib)
+    return limit.rate(bursting=_bursts(limit, bursting)) / limit.charge(sub_kib)
 
 
 def capacity(layout: Layout, catalog: Catalog, *, write: bool, size_kib: float,
-             bursting: bool, limits: LayoutLimits | None = None) -> Capacity:
+             bursting: Bursting, limits: LayoutLimits | None = None) -> Capacity:
     """Logical IOPS the layout sustains for random I/Os of `size_kib`, and what binds (`limits`:
-    the layout's, when the caller has them already)."""
+    the layout's, when the caller has them already; `bursting`: True/False for every limit, or
+    the names of the limits whose credits may count)."""
     lim = limits or limits_of(layout, catalog)
     spec = layout.spec
     fan = fanout(spec.raid, spec.count, write=write, size=size_kib, chunk=spec.chunk_kib)

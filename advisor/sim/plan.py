@@ -19,12 +19,14 @@ from advisor.layout.capacity import limits_of, profile_of
 from advisor.layout.limits import DeviceSpeed, LayoutLimits, RateLimit
 from advisor.layout.model import Layout
 from advisor.layout.raid import RAID_CODES
+from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
 
 KIND_IOPS, KIND_MIB, KIND_DEVICE = 0, 1, 2
 MIB = 2**20
 # EBS meters IOPS and throughput over short windows, not per I/O: a limit lets I/Os start up to
 # this early against its pacing (GCRA tolerance). Assumption: AWS publishes no window.
 BURST_TOLERANCE_S = 0.002
+SUSTAINED_WHY = "a load at its peak 24 h a day runs them dry"
 
 
 @dataclass(slots=True, kw_only=True)
@@ -60,6 +62,9 @@ class SimPlan:
     dev_seq_bps: NDArray[np.float64]
     profile: LatencyProfile
     notes: list[str] = field(default_factory=list)
+    # Limits judged at their sustained baseline, name -> why (`at_baseline`): their bucket is
+    # gone from this plan, but a reason can still name the burst it would have had.
+    baseline_only: dict[str, str] = field(default_factory=dict)
     # What the engines derive from the plan and reuse (the analytic engine's per-I/O costs and
     # transaction service times: a search evaluates the same requests at many loads). A plan is
     # not changed once compiled; `replace` (as in `with_write_load`) starts an empty memo.
@@ -153,9 +158,15 @@ class _Builder:
 
 
 def compile_plan(layout: Layout, catalog: Catalog, *,
-                 limits: LayoutLimits | None = None) -> SimPlan:
+                 limits: LayoutLimits | None = None, sustained: bool = False) -> SimPlan:
     """The simulator's view of `layout`: the same limits `advisor layout` prints (`limits`: the
-    layout's, when the caller has them already)."""
+    layout's, when the caller has them already). `sustained`: every limit with a credit bucket
+    runs at its baseline (a load at its peak all day, `at_baseline`)."""
+    plan = _compile(layout, catalog, limits)
+    return at_baseline(plan, why=SUSTAINED_WHY) if sustained else plan
+
+
+def _compile(layout: Layout, catalog: Catalog, limits: LayoutLimits | None) -> SimPlan:
     lim = limits or limits_of(layout, catalog)
     profile = profile_of(layout, catalog)
     n = layout.spec.count
@@ -214,6 +225,96 @@ def compile_plan(layout: Layout, catalog: Catalog, *,
         dev_xfer_bps=np.full(n, profile.transfer_mibps * MIB),
         dev_flush_s=np.full(n, profile.flush_ms / 1000), dev_serial=serial, dev_cost=dev_cost,
         dev_rated_bytes=rated, dev_seq_bps=seq, profile=profile, notes=notes)
+
+
+def at_baseline(plan: SimPlan, buckets: list[int] | None = None, *, why: str) -> SimPlan:
+    """The plan with the credit buckets `buckets` (limiter indices; None: all) gone: each runs,
+    with every limit its credits gate (gp2 throughput), at its sustained rate from the start,
+    as once the bucket is empty. The engines (analytic and DES) then judge the load on the
+    baselines; `baseline_only` keeps each such limit's burst rate for the words."""
+    chosen = set(plan.bucket_limits() if buckets is None else buckets)
+    if not chosen:
+        return plan
+    burst, cap = plan.lim_burst.copy(), plan.lim_cap.copy()
+    init, earn, owner = plan.lim_init.copy(), plan.lim_earn.copy(), plan.lim_owner.copy()
+    judged = dict(plan.baseline_only)
+    for l in range(plan.n_limits):
+        b = plan.bucket_of(l)
+        if b < 0 or b not in chosen:
+            continue
+        if burst[l] > plan.lim_rate[l]:
+            judged[plan.limit_names[l]] = (f"its burst to {_rate_text(plan, l, burst[l])} lasts "
+                                           f"only while credits do: {why}")
+        burst[l] = plan.lim_rate[l]
+        owner[l] = -1
+    for b in chosen:
+        cap[b] = init[b] = earn[b] = 0.0
+    return replace(plan, lim_burst=burst, lim_cap=cap, lim_init=init, lim_earn=earn,
+                   lim_owner=owner, baseline_only=judged, notes=list(plan.notes))
+
+
+def judge_buckets(plan: SimPlan, spend_per_s: dict[int, float], cycle: DailyCycle,
+                  ) -> tuple[SimPlan, dict[int, BucketDays]]:
+    """The plan a load repeating `cycle` every day is judged on: a bucket whose credits do not
+    last the peak every day (`advisor.sim.credits`) is gone and its limits run at their
+    baselines; one that does starts at its steady start-of-day balance. `spend_per_s`: credits/s
+    the peak load spends from each bucket (limiter index).
+
+    At 24 peak hours a day a bucket lasts only if the load spends no more than it earns (its
+    baseline): a sustained load is judged on the baselines (BRIEF section 7). Such a bucket
+    stays full and is kept: AWS meters a load below the baseline against a full bucket, so its
+    short spikes (a page cleaner's batch) still pass at the burst rate."""
+    buckets = plan.bucket_limits()
+    if not buckets:
+        return plan, {}
+    days: dict[int, BucketDays] = {}
+    gone: list[int] = []
+    balances: dict[int, float] = {}
+    for l in buckets:
+        peak = spend_per_s.get(l, 0.0)
+        d = bucket_days(capacity=float(plan.lim_cap[l]), earn_per_s=float(plan.lim_earn[l]),
+                        peak_spend_per_s=peak, off_spend_per_s=peak * cycle.off_peak,
+                        cycle=cycle)  # from full, as AWS starts a bucket
+        days[l] = d
+        if not d.carries:
+            gone.append(l)
+        elif d.steady_start < plan.lim_init[l]:
+            balances[l] = d.steady_start
+    key = ("judged", tuple(gone), tuple(sorted((l, round(b, 3)) for l, b in balances.items())))
+    if key not in plan.memo:  # the same verdict gives the same plan (and its analytic memo)
+        out = with_balances(plan, balances)
+        for l in gone:
+            out = at_baseline(out, [l], why=_why_baseline(cycle, days[l]))
+        plan.memo[key] = out
+    judged: SimPlan = plan.memo[key]
+    return judged, days
+
+
+def _why_baseline(cycle: DailyCycle, d: BucketDays) -> str:
+    if cycle.sustained:
+        return SUSTAINED_WHY
+    shape = f"a {cycle.peak_hours:g}-h daily peak with {cycle.off_peak:.0%} of its load off-peak"
+    if d.steady_start <= 0:
+        day = (d.first_empty_day or 0) + 1
+        return f"{shape} runs them dry by day {day} and they never refill"
+    dry = d.empties_after_s or 0.0
+    return f"{shape} runs them dry {dry / 3600:,.1f} h into every day"
+
+
+def with_balances(plan: SimPlan, balances: dict[int, float]) -> SimPlan:
+    """The plan with buckets starting at `balances` (limiter index -> credits) instead of full:
+    e.g. at the start of a steady day of a daily cycle (`advisor.sim.credits`)."""
+    if not balances:
+        return plan
+    init = plan.lim_init.copy()
+    for b, bal in balances.items():
+        init[b] = min(float(plan.lim_cap[b]), max(0.0, bal))
+    return replace(plan, lim_init=init, notes=list(plan.notes))
+
+
+def _rate_text(plan: SimPlan, l: int, rate: float) -> str:
+    unit = "MiB/s" if plan.lim_kind[l] == KIND_MIB else "IOPS"
+    return f"{rate:,.1f} {unit}" if rate < 100 else f"{rate:,.0f} {unit}"
 
 
 def synthetic_plan(*, service_mean_s: float, exponential: bool, serial: bool,
