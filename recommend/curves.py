@@ -41,7 +41,6 @@ def size_curves(result: SizeResult, catalog: Catalog) -> SizeCurves:
 
 
 def _mysql(result: MysqlSizeResult, catalog: Catalog) -> SizeCurves:
-    from workloads.mysql import MysqlParams
     from workloads.mysql_run import Deployment, simulate_mysql
 
     req, rec = result.request, result.recommendation
@@ -58,8 +57,7 @@ def _mysql(result: MysqlSizeResult, catalog: Catalog) -> SizeCurves:
     timeline = None
     for n, (name, dep) in enumerate(deps):
         replica = resolve(dep.replicas[0], catalog) if dep.replicas else None
-        params = MysqlParams(tps=req.tps, reads_per_write=req.reads, replicas=len(dep.replicas),
-                             data_gb=req.data_gb)
+        params = req.params(replicas=len(dep.replicas), tps=req.tps)
         d = Deployment(master=resolve(dep.master, catalog), replica=replica)
         sim = simulate_mysql(d, catalog, params, tps_levels=loads, engine="analytic",
                              duration_s=req.peak_hours * 3600, warmup_s=0.0,

@@ -8,7 +8,7 @@ to the other one.
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from advisor.options import (
     Declared,
@@ -20,6 +20,11 @@ from advisor.options import (
     from_text,
     option,
 )
+from workloads.mysql_options import MysqlOptions
+from workloads.mysql_shape import PRESETS
+
+if TYPE_CHECKING:
+    from workloads.mysql import MysqlParams
 
 Workload = Literal["mysql", "aerospike"]
 WORKLOADS: tuple[Workload, ...] = ("mysql", "aerospike")
@@ -59,6 +64,9 @@ class SizeCommon:
     peak_hours: float = option(24.0, gt=0, le=24,
                                help="hours a day at peak: burst credits count only if they "
                                "last that long (24 = sustained)")
+    off_peak: float = option(0.3, ge=0, le=1,
+                             help="load outside the peak hours as a fraction of the peak "
+                             "(0.3 = 30 %): credit buckets must refill from it every day")
     allow_ephemeral: bool = option(False, help="allow instance store (only with >= 1 replica "
                                    "for mysql)")
     max_monthly_usd: float | None = option(None, gt=0, help="budget cap (USD/month)")
@@ -73,13 +81,16 @@ class SizeCommon:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MysqlSizeRequest(SizeCommon):
-    """MySQL master + replicas: writes go to the master, reads to the replicas."""
+class MysqlSizeRequest(SizeCommon, MysqlOptions):
+    """MySQL master + replicas: read-write transactions go to the master, read-only ones to the
+    replicas. What one transaction is: `--preset` and the shape options (MysqlOptions)."""
 
     tps: float = option(627.0, gt=0, le=10_000_000, reproduce="always",
-                        help="all transactions per second (mysql)")
-    reads: float = option(3.25, ge=0, le=10_000, reproduce="always",
-                          help="read transactions per write transaction (mysql)")
+                        help="all transactions per second, read-only + read-write (mysql)")
+    reads: float | None = option(None, ge=0, le=10_000, reproduce="changed",
+                                 help="read-only transactions per read-write transaction "
+                                 "(default: the preset's: 3.25 for point-rw, 0 for "
+                                 "sysbench-oltp-rw)")
     p99_ms: float = option(10.0, gt=0, le=3_600_000,
                            help="SLO: transaction p99 latency bound (ms)")
     replicas: int | None = option(1, help="read replicas: 0, 1, 2 ... 8 or auto",
@@ -87,6 +98,20 @@ class MysqlSizeRequest(SizeCommon):
                                   check=_replicas_check)
 
     workload: ClassVar[Workload] = "mysql"
+
+    def __post_init__(self) -> None:
+        check_fields(self)
+        self.check_shape(self.reads)
+
+    @property
+    def reads_per_write(self) -> float:
+        """The read/write ratio: --reads, or the preset's."""
+        return PRESETS[self.preset].reads if self.reads is None else self.reads
+
+    def params(self, *, replicas: int, tps: float) -> "MysqlParams":
+        """The MySQL model's parameters for this request with `replicas` replicas at `tps`."""
+        return self.mysql_params(tps=tps, reads=self.reads, replicas=replicas,
+                                 data_gb=self.data_gb)
 
     @property
     def target_tps(self) -> float:
@@ -99,6 +124,7 @@ class MysqlSizeRequest(SizeCommon):
 
     def slo_json(self) -> dict[str, object]:
         return {"p99_ms": self.p99_ms, "tps": self.tps, "headroom": self.headroom,
+                "reads_per_write": self.reads_per_write,
                 "target_tps": round(self.target_tps, 2), "peak_hours": self.peak_hours,
                 "durability": "ephemeral allowed with >= 1 replica" if self.allow_ephemeral
                 else "EBS only"}
@@ -136,9 +162,11 @@ WORKLOAD = Declared(name="workload", default="mysql", type=str, opt=Opt(
 def size_fields() -> dict[str, Declared]:
     """Every `size` option (both workloads), name -> Declared, in help order."""
     common = {d.name: d for d in declared(SizeCommon)}
-    mysql = {d.name: d for d in declared(MysqlSizeRequest) if d.name not in common}
+    shape = {d.name: d for d in declared(MysqlOptions)}
+    mysql = {d.name: d for d in declared(MysqlSizeRequest)
+             if d.name not in common and d.name not in shape}
     aerospike = {d.name: d for d in declared(AerospikeSizeRequest) if d.name not in common}
-    return {**mysql, **common, **aerospike}  # the question first, then the rest
+    return {**mysql, **common, **shape, **aerospike}  # the question first, then the rest
 
 
 def size_request(values: Mapping[str, Any]) -> SizeRequest:

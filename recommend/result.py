@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal
 from advisor.layout.cost import Cost, CostItem
 from advisor.serial import OMIT_NONE, SCHEMA_VERSION
 from advisor.sim.results import ActRow, ActSlice
+from recommend.explain import RoleModel
 from recommend.request import AerospikeSizeRequest, MysqlSizeRequest
 
 
@@ -34,6 +35,19 @@ class CostSummary:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BurstUse:
+    """Burst credits carrying a limit above its sustained baseline over the daily peak (only
+    when, day after day, they last it: `advisor.sim.credits`)."""
+
+    limit: str
+    credits: str  # the bucket's limit (gp2 throughput spends the volume's I/O credits)
+    utilisation_burst: float  # of the burst rate
+    lowest_balance: float  # 0..1 of the bucket, at the end of a steady day's peak
+    peak_hours: float
+    off_peak: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Bottleneck:
     """The limit that binds a server, as a value; `bottleneck_text` words it."""
 
@@ -41,15 +55,47 @@ class Bottleneck:
     limit: str  # the binding limit's name, e.g. "instance EBS bandwidth"
     utilisation: float | None  # 0..1 at `where`; None when the verdict is not a utilisation
     where: str = "at headroom load"
+    # Of the limit's sustained baseline (> 1 only when `burst` carries it); None: not known.
+    utilisation_sustained: float | None = field(default=None, metadata=OMIT_NONE)
+    burst: BurstUse | None = field(default=None, metadata=OMIT_NONE)
 
 
 def bottleneck_text(items: Sequence[Bottleneck]) -> str:
-    """The one wording of bottlenecks: `master: LIMIT 14 % busy at headroom load; replica: ...`."""
+    """The one wording of bottlenecks: `master: LIMIT 14 % busy at headroom load; replica: ...`;
+    busy is of the sustained baseline, and burst credits carrying a limit above it are named
+    apart."""
     parts = []
     for b in items:
-        busy = "" if b.utilisation is None else f" {b.utilisation:.0%} busy"
+        u = b.utilisation_sustained if b.utilisation_sustained is not None else b.utilisation
+        busy = "" if u is None else f" {u:.0%} busy"
+        if b.burst is not None:
+            credits = "its credits" if b.burst.credits == b.limit else f"{b.burst.credits} credits"
+            busy = (f" {u:.0%} of its sustained baseline, carried by burst "
+                    f"({b.burst.utilisation_burst:.0%} of the burst rate; {credits} never below "
+                    f"{b.burst.lowest_balance:.0%} in a {b.burst.peak_hours:g}-h daily peak with "
+                    f"{b.burst.off_peak:.0%} of its load off-peak)")
+        elif u is not None and b.utilisation is not None and abs(u - b.utilisation) > 5e-3:
+            busy = (f" {u:.0%} busy of its sustained baseline ({b.utilisation:.0%} of its burst "
+                    "rate)")
         parts.append(f"{b.role}: {b.limit}{busy} {b.where}".rstrip())
     return "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LossWindow:
+    """What losing an instance-store master costs in committed transactions.
+
+    Asynchronous replication: a transaction the master committed is lost with it when the
+    replica had not yet received and applied it; the window is the replica's lag (binlog relay
+    plus the apply queue), the transactions are the write rate times it. Semi-synchronous: a
+    commit is acknowledged only once a replica holds it, so no acknowledged transaction is lost."""
+
+    replication: Literal["asynchronous", "semi-synchronous"]
+    window_ms: float | None  # the replica lag: relay + apply queue (0 with semi-sync; None:
+    transactions: float | None  # write transactions at risk at the target load; unbounded)
+    relay_ms: float
+    apply_lag_ms: float | None
+    text: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,14 +104,36 @@ class DurabilityView:
     annual_loss_probability: dict[str, float]
     notes: tuple[str, ...]
     all_copies_lost_probability: float | None = field(default=None, metadata=OMIT_NONE)
+    loss_window: LossWindow | None = field(default=None, metadata=OMIT_NONE)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DesLoad:
+    """One load the event simulation checked a server at: the p99 of every request of the
+    replications together, and its 95 % confidence interval from their spread."""
+
+    load: str  # target, headroom or knee
+    tps: float  # the deployment's total transactions/s
+    p99_ms: float
+    p99_ci95_ms: tuple[float, float]
+    requests: int
+    replications: int  # independent runs (seeds seed, seed + 1, ...) behind the interval
+    background_lag_s: float  # how late background work (flushing, apply) finished, worst run
+    passed: bool  # the interval's upper end meets the SLO and background work keeps up
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DesCheck:
-    """A server's event-simulation check at the headroom load."""
+    """A server's event-simulation check at the target and the headroom load (results saved
+    before these were checked carry only the first two fields)."""
 
     des_p99_ms_at_headroom: float
     des_requests: int
+    passed: bool = True
+    p99_ci95_ms_at_headroom: tuple[float, float] | None = field(default=None,
+                                                                 metadata=OMIT_NONE)
+    method: str = ""  # how the p99 and its interval were estimated (replications, seeds, length)
+    loads: tuple[DesLoad, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +210,8 @@ class SearchStats:
     screened: int = 0
     verified: int = 0
     seconds: float | None = None  # wall time, set by the caller that owns a clock
+    verify_bound: int | None = field(default=None, metadata=OMIT_NONE)  # most DES-verified
+    unverified_at_bound: int = 0  # candidates left unverified because the bound was reached
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -168,6 +238,8 @@ class MysqlSizeResult(_SizeResult):
     request: MysqlSizeRequest
     recommendation: MysqlDeployment
     alternatives: tuple[MysqlDeployment, ...]
+    workload_shape: tuple[str, ...] = ()  # what one transaction is, in words
+    io_model: tuple[RoleModel, ...] = ()  # the recommendation's I/O model per role (--explain)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -1,6 +1,7 @@
 """`size`: the cheapest deployment that meets the SLO, with alternatives and reasons. One core
 call shared by `advisor size` and `POST /v1/size`."""
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -9,13 +10,22 @@ from advisor.catalog.model import Catalog
 from advisor.errors import InfeasibleSlo
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.durability import layout_durability
-from recommend.mysql_search import Candidate, max_tps_at_slo, search_role
+from recommend.explain import RoleModel, role_model
+from recommend.mysql_search import (
+    MAX_DES_CANDIDATES,
+    Candidate,
+    bottleneck_of,
+    des_check,
+    max_tps_at_slo,
+    passes_des,
+    search_role,
+    server_for,
+)
 from recommend.request import MysqlSizeRequest
 from recommend.result import (
-    Bottleneck,
     CostSummary,
-    DesCheck,
     DurabilityView,
+    LossWindow,
     MysqlCost,
     MysqlDeployment,
     MysqlSizeResult,
@@ -24,8 +34,10 @@ from recommend.result import (
     bottleneck_text,
 )
 from workloads.mysql import TxnIo
+from workloads.mysql_run import apply_capacity_tps
 
 Progress = Callable[[int, float], None]  # (step, fraction done)
+PAIRED = 6  # deployments pair each role's cheapest screen survivors, this many of each
 
 
 @dataclass(slots=True)
@@ -54,16 +66,72 @@ class Deployment:
         return bool(self.master.layout.spec.raid
                     or (self.replica and self.replica.layout.spec.raid))
 
+    def servers(self) -> list[Candidate]:
+        return [self.master] + ([self.replica] if self.replica and self.replicas else [])
+
     def simplicity(self) -> int:
         return (self.master.layout.spec.count
                 + (self.replica.layout.spec.count if self.replica else 0))
 
 
 def _options(req: MysqlSizeRequest) -> list[int]:
-    return [req.replicas] if req.replicas is not None else [0, 1, 2, 3]
+    """Replica counts to search: `auto` keeps at least one (a master alone is no HA answer);
+    0 only when asked for."""
+    return [req.replicas] if req.replicas is not None else [1, 2, 3]
 
 
-def _durability(dep: Deployment) -> DurabilityView:
+def _loss_window(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
+                 measured: TxnIo | None) -> LossWindow | None:
+    """What losing the instance-store master loses, at the target load.
+
+    Asynchronous replication: the replica lags the master by the binlog relay (the dump thread
+    sends each event once the master's binlog holds it: one network one-way, half the model's
+    round trip) plus its apply queue, taken as one queue serving at the replica's apply capacity
+    (M/M/1, as `--explain` states the lag: (1 / cap) / (1 - rho), rho = write rate / apply
+    capacity). Transactions
+    committed within that lag are not yet on the replica. Semi-synchronous (AFTER_SYNC): a
+    commit is acknowledged once a replica holds it in its relay log, so none acknowledged is lost
+    (until the master falls back to asynchronous after rpl_semi_sync_master_timeout)."""
+    r = dep.replica
+    if not dep.master.layout.ephemeral or r is None or not dep.replicas:
+        return None
+    server = server_for(req, r.layout, "replica", dep.replicas, req.tps, measured)
+    writes = server.params.write_tps
+    rtt_ms = float(getattr(server.params, "network_rtt_ms", 0.5))
+    relay_ms = rtt_ms / 2
+    if getattr(req, "semi_sync", False):
+        return LossWindow(
+            replication="semi-synchronous", window_ms=0.0, transactions=0.0, relay_ms=relay_ms,
+            apply_lag_ms=0.0,
+            text=("semi-synchronous replication: a commit is acknowledged only once a replica "
+                  "holds it, so losing the instance-store master loses no acknowledged "
+                  "transaction (commits in flight are not acknowledged; the master falls back "
+                  "to asynchronous if no replica answers within rpl_semi_sync_master_timeout)"))
+    cap = apply_capacity_tps(server, r.plan(catalog), None)
+    rho = writes / cap if cap > 0 else math.inf
+    apply_ms = math.inf if rho >= 1 else 1000 / cap / (1 - rho)
+    window_ms = relay_ms + apply_ms
+    lost = writes * window_ms / 1000
+    text = (f"asynchronous replication: losing the instance-store master loses the write "
+            f"transactions committed within the replica lag, ~{window_ms:,.2f} ms at "
+            f"{req.tps:,.0f} tps (~{lost:,.2f} transactions at {writes:,.0f} writes/s): binlog "
+            f"relay {relay_ms:,.2f} ms (half the assumed {rtt_ms:g} ms network round trip) + "
+            f"apply queue {apply_ms:,.2f} ms (apply capacity {cap:,.0f} writes/s, "
+            f"{rho:.0%} busy, one M/M/1 queue); those already in the replica's relay log "
+            "survive if the replica does. --semi-sync makes it zero acknowledged transactions"
+            ) if math.isfinite(window_ms) else (
+            f"asynchronous replication: the replica applies {cap:,.0f} writes/s < {writes:,.0f}"
+            ": its lag grows without bound, and so does what losing the master loses")
+    bounded = math.isfinite(window_ms)
+    return LossWindow(replication="asynchronous",
+                      window_ms=round(window_ms, 3) if bounded else None,
+                      transactions=round(lost, 3) if bounded else None,
+                      relay_ms=round(relay_ms, 3),
+                      apply_lag_ms=round(apply_ms, 3) if bounded else None, text=text)
+
+
+def _durability(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
+                measured: TxnIo | None) -> DurabilityView:
     notes: list[str] = []
     loss = {}
     for c in (dep.master, dep.replica):
@@ -80,8 +148,12 @@ def _durability(dep: Deployment) -> DurabilityView:
     # Data is lost only if every copy is: master and each replica hold a full copy.
     p_all = loss.get("master", 0.0) * (loss.get("replica", 1.0) ** dep.replicas if dep.replicas
                                        else 1.0)
+    window = _loss_window(dep, req, catalog, measured)
+    if window is not None:
+        notes.insert(0, f"loss window: {window.text}")
     return DurabilityView(ephemeral=dep.ephemeral, annual_loss_probability=dict(loss),
-                          all_copies_lost_probability=p_all, notes=tuple(notes))
+                          all_copies_lost_probability=p_all, notes=tuple(notes),
+                          loss_window=window)
 
 
 def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
@@ -90,8 +162,7 @@ def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
     m, r = dep.master, dep.replica
     servers = [m] + ([r] if r is not None and dep.replicas else [])
     p99_target = max((c.at_target.p99_s for c in servers if c.at_target), default=0.0) * 1000
-    bottlenecks = tuple(Bottleneck(role=c.role, limit=c.at_headroom.binding,
-                                   utilisation=round(c.at_headroom.utilisation, 4))
+    bottlenecks = tuple(bottleneck_of(c, catalog, req, dep.replicas, measured)
                         for c in servers if c.at_headroom)
     tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
                          des_check=des_knee)
@@ -106,10 +177,12 @@ def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
                                      default=0.0) * 1000, 3),
         bottleneck=bottleneck_text(bottlenecks), bottlenecks=bottlenecks,
         capacity_gib=round(usable_capacity_gib(m.layout), 1),
-        durability=_durability(dep),
-        verified={c.role: DesCheck(**c.details) for c in servers if c.details},
+        durability=_durability(dep, req, catalog, measured),
+        verified={c.role: check for c in servers if (check := des_check(c, req)) is not None},
         max_tps_at_slo=int(tps),
-        knee_engine="analytic, confirmed by the event simulation" if des_knee else "analytic",
+        knee_engine=("event simulation: the analytic knee, confirmed or stepped down 7 % at a "
+                     "time until each server meets the SLO in the DES" if des_knee
+                     else "analytic"),
         headroom_pct=round((tps / req.tps - 1) * 100, 1))
 
 
@@ -117,14 +190,14 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
                progress: Progress | None = None) -> MysqlSizeResult:
     stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
     deployments: list[Deployment] = []
-    rejected: list[Candidate] = []
+    searched: list[Candidate] = []
     blocked: set[str] = set()  # roles for which no candidate passed
     for n in _options(req):
         store_master = req.allow_ephemeral and n >= 1
         masters = search_role(req, catalog, "master", n, ebs=True, store=store_master,
                               measured=measured, stats=stats)
         ok_m = [c for c in masters if c.ok]
-        rejected += [c for c in masters if c.reason]
+        searched += masters
         if not ok_m:
             blocked.add("master")
         if n == 0:
@@ -133,11 +206,13 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         reps = search_role(req, catalog, "replica", n, ebs=True, store=req.allow_ephemeral,
                            measured=measured, stats=stats)
         ok_r = [c for c in reps if c.ok]
-        rejected += [c for c in reps if c.reason]
+        searched += reps
         if not ok_r:
             blocked.add("replica")
-        for m in ok_m[:4]:
-            for r in ok_r[:4]:
+        # The screen's survivors; each server is verified in the event simulation when a
+        # deployment it belongs to is about to be shown (`good`), cheapest first.
+        for m in ok_m[:PAIRED]:
+            for r in ok_r[:PAIRED]:
                 deployments.append(Deployment(master=m, replica=r, replicas=n))
         if progress:
             progress(n, 1.0)
@@ -147,7 +222,16 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
     else:
         over = []
     deployments.sort(key=lambda d: (round(d.monthly_usd, 2), d.simplicity(), d.text))
-    if not deployments:
+
+    def good(d: Deployment) -> bool:
+        """Every server of the deployment passes the event simulation (verified on first ask)."""
+        return all(passes_des(c, catalog, req, d.replicas, measured, stats)
+                   for c in d.servers())
+
+    best = next((d for d in deployments if good(d)), None)
+    rejected = [c for c in searched if c.reason]
+    if best is None:
+        blocked |= {c.role for c in searched if c.stage == "verified" and not c.ok}
         # Explain the role nothing passed for: passing masters are no answer without a replica.
         pool = [c for c in rejected if c.role in blocked] or rejected
         closest = sorted((c for c in pool if c.stage in ("screened", "verified")),
@@ -160,9 +244,9 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
             lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "
                          f"${req.max_monthly_usd:,.2f}/month (cheapest ${cheapest:,.2f})")
         raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog")
-    best = deployments[0]
     rec = _deployment(best, req, catalog, measured, des_knee=True)
-    alts = _alternatives(deployments, best, req, catalog, measured)
+    alts = _alternatives(deployments, best, req, catalog, measured, good)
+    rejected = [c for c in searched if c.reason]  # with those the alternatives' checks rejected
     role_price = {"master": best.master.monthly_usd,
                   "replica": best.replica.monthly_usd if best.replica else 0.0}
     # Rejected candidates no dearer than the recommended server of their role (the ones a user
@@ -176,9 +260,34 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         rejected=tuple(Rejection(deployment=f"{c.role} {c.spec}",
                                  monthly_usd=round(c.monthly_usd, 2), stage=c.stage,
                                  reason=c.reason or "") for c in _distinct(cheaper)[:12]),
-        rejected_total=len(cheaper), search=SearchStats(**stats), seed=req.seed,
+        rejected_total=len(cheaper),
+        search=SearchStats(considered=stats["considered"], pruned=stats["pruned"],
+                           screened=stats["screened"], verified=stats["verified"],
+                           verify_bound=MAX_DES_CANDIDATES,
+                           unverified_at_bound=stats.get("unverified_at_bound", 0)),
+        seed=req.seed,
         model_version=MODEL_VERSION, advisor_version=__version__,
-        catalog_version=catalog.catalog_version)
+        catalog_version=catalog.catalog_version,
+        workload_shape=tuple(req.params(replicas=best.replicas, tps=req.tps).shape_lines()),
+        io_model=io_models(best.master, best.replica if best.replicas else None, req, catalog,
+                           best.replicas, measured))
+
+
+def io_models(master: Candidate, replica: Candidate | None, req: MysqlSizeRequest,
+              catalog: Catalog, replicas: int, measured: TxnIo | None) -> tuple[RoleModel, ...]:
+    """The I/O model of each role of a deployment at the target load (`size --explain`)."""
+    from recommend.mysql_search import server_for
+
+    out = []
+    for c in (master, replica):
+        if c is None:
+            continue
+        server = server_for(req, c.layout, c.role, replicas, req.tps, measured)
+        st = c.at_target
+        out.append(role_model(role=c.role, layout=c.layout, catalog=catalog, server=server,
+                              plan=c.plan(catalog), binding=st.binding if st else "none",
+                              binding_utilisation=st.utilisation if st else 0.0))
+    return tuple(out)
 
 
 def _distinct(cands: list[Candidate]) -> list[Candidate]:
@@ -197,8 +306,10 @@ def _distinct(cands: list[Candidate]) -> list[Candidate]:
 
 
 def _alternatives(deps: list[Deployment], best: Deployment, req: MysqlSizeRequest,
-                  catalog: Catalog, measured: TxnIo | None) -> list[MysqlDeployment]:
-    """3-5 deployments worth weighing against the recommendation, each with why."""
+                  catalog: Catalog, measured: TxnIo | None,
+                  good: Callable[[Deployment], bool]) -> list[MysqlDeployment]:
+    """3-5 deployments worth weighing against the recommendation, each with why; only ones
+    whose servers pass the event simulation (`good`, asked last: it may run it)."""
     def family(d: Deployment) -> str:
         return d.master.layout.spec.instance.split(".")[0]
 
@@ -210,17 +321,18 @@ def _alternatives(deps: list[Deployment], best: Deployment, req: MysqlSizeReques
     rest = [d for d in deps if d is not best]
     picks: list[tuple[str, Deployment | None]] = [
         ("next cheapest on other instances or volume types",
-         next((d for d in rest if kind(d) != kind(best)), None)),
-        ("cheapest without RAID", next((d for d in rest if not d.uses_raid), None)
+         next((d for d in rest if kind(d) != kind(best) and good(d)), None)),
+        ("cheapest without RAID", next((d for d in rest if not d.uses_raid and good(d)), None)
          if best.uses_raid else None),
         ("cheapest on another instance family",
-         next((d for d in rest if family(d) != family(best)), None)),
-        ("cheapest with instance store", next((d for d in rest if d.ephemeral), None)),
-        ("cheapest on EBS only", next((d for d in rest if not d.ephemeral), None)
+         next((d for d in rest if family(d) != family(best) and good(d)), None)),
+        ("cheapest with instance store",
+         next((d for d in rest if d.ephemeral and good(d)), None)),
+        ("cheapest on EBS only", next((d for d in rest if not d.ephemeral and good(d)), None)
          if best.ephemeral else None),
         ("cheapest with another replica count",
-         next((d for d in rest if d.replicas != best.replicas), None)),
-        ("next cheapest", rest[0] if rest else None),
+         next((d for d in rest if d.replicas != best.replicas and good(d)), None)),
+        ("next cheapest", next((d for d in rest if good(d)), None)),
     ]
     chosen: list[tuple[str, Deployment]] = []
     seen = {best.text}
@@ -234,10 +346,10 @@ def _alternatives(deps: list[Deployment], best: Deployment, req: MysqlSizeReques
     for d in rest:  # top up to three with the next cheapest distinct ones
         if len(chosen) >= 3:
             break
-        if d.text not in seen:
+        if d.text not in seen and good(d):
             seen.add(d.text)
             chosen.append(("next cheapest", d))
-    out = [_deployment(d, req, catalog, measured, why=why) for why, d in chosen]
+    out = [_deployment(d, req, catalog, measured, des_knee=True, why=why) for why, d in chosen]
     if out:
         i = max(range(len(out)), key=lambda k: out[k].max_tps_at_slo
                 / max(out[k].monthly_usd, 1e-9))

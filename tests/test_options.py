@@ -100,9 +100,11 @@ def test_simulate_values_are_checked_once(values: dict[str, object], field: str,
 def test_a_pattern_and_a_mysql_request_are_their_own_types() -> None:
     assert isinstance(simulate_request({"spec": "m5d.large:gp2:385GiB"}), PatternSimRequest)
     mysql = simulate_request({"spec": "r5.large:gp3:500GiB", "workload": "mysql",
-                              "preset": "oltp-rw", "reads": 1})
+                              "preset": "sysbench-oltp-rw"})
     assert isinstance(mysql, MysqlSimRequest)
-    assert mysql.reads_per_write == 3.25  # the preset's ratio wins
+    assert mysql.reads_per_write == 0.0  # the preset's ratio, --reads not given
+    assert simulate_request({"spec": "r5.large:gp3:500GiB", "workload": "mysql",
+                             "reads": 1}).reads_per_write == 1
 
 
 def test_every_declared_option_is_a_cli_flag_and_an_api_field() -> None:
@@ -164,6 +166,6 @@ def test_a_result_without_a_recorded_request_keeps_its_transaction_shape() -> No
            "levels": [{"load": {"tps": 400.0}}], "duration_s": 5.0, "engine": ["des"],
            "seed": 1}
     command = simulate_command(old)
-    assert "--write-rows 2" in command
+    assert "--write-txn update=2" in command
     assert "--sync-binlog 0" in command
     assert "--row-bytes" not in command  # its default

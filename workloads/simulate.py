@@ -23,22 +23,15 @@ from workloads.simulate_request import (
 )
 
 
-def run_mysql(layout: Layout, cat: Catalog, *, tps: float, reads: float, replicas: int,
-              replica_layout: Layout | None, data_gb: float, buffer_pool_gib: float | None,
-              measured: TxnIo | None, flush_log_at_trx_commit: int, sync_binlog: int,
-              p99_ms: float, ramp: str | None, duration: float, engine: str, seed: int,
-              progress: Any, row_bytes: int = 190, read_rows: int = 1, write_rows: int = 4,
-              secondary_indexes: int = 1, replica_workers: int = 1) -> MysqlSimResult:
+def run_mysql(layout: Layout, cat: Catalog, *, params: Any, replica_layout: Layout | None,
+              measured: TxnIo | None, p99_ms: float, ramp: str | None, duration: float,
+              engine: str, seed: int, progress: Any) -> MysqlSimResult:
+    """Simulate `params` (workloads.mysql.MysqlParams) on the deployment, at its tps or along
+    the ramp."""
     from advisor.sim.run import parse_ramp
-    from workloads.mysql import MysqlParams
     from workloads.mysql_run import Deployment, simulate_mysql, tps_for_threads
 
-    params = MysqlParams(tps=tps, reads_per_write=reads, replicas=replicas, data_gb=data_gb,
-                         buffer_pool_gib=buffer_pool_gib,
-                         flush_log_at_trx_commit=flush_log_at_trx_commit,
-                         sync_binlog=sync_binlog, row_bytes=row_bytes, read_rows=read_rows,
-                         write_rows=write_rows, secondary_indexes=secondary_indexes,
-                         replica_workers=replica_workers)
+    tps = params.tps
     dep = Deployment(master=layout, replica=replica_layout)
     levels = [tps]
     threads: list[int] | None = None
@@ -126,13 +119,9 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
             if estimate > io_budget:
                 raise over_budget(estimate, io_budget)
         return run_mysql(
-            layout, catalog, tps=req.tps, reads=req.reads_per_write, replicas=req.replicas,
-            replica_layout=replica, data_gb=req.data_gb, buffer_pool_gib=req.buffer_pool_gib,
-            measured=measured, flush_log_at_trx_commit=req.flush_log_at_trx_commit,
-            sync_binlog=req.sync_binlog, p99_ms=req.p99_ms, ramp=req.ramp,
-            duration=req.duration, engine=req.engine, seed=req.seed, progress=progress,
-            row_bytes=req.row_bytes, read_rows=req.read_rows, write_rows=req.write_rows,
-            secondary_indexes=req.secondary_indexes, replica_workers=req.replica_workers)
+            layout, catalog, params=req.params(req.tps), replica_layout=replica,
+            measured=measured, p99_ms=req.p99_ms, ramp=req.ramp, duration=req.duration,
+            engine=req.engine, seed=req.seed, progress=progress)
     if io_budget is not None:
         estimate = _act_estimate(req, layout)
         if estimate > io_budget:
@@ -146,15 +135,7 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
 
 
 def _params(req: MysqlSimRequest, tps: float) -> Any:
-    from workloads.mysql import MysqlParams
-
-    return MysqlParams(tps=tps, reads_per_write=req.reads_per_write, replicas=req.replicas,
-                       data_gb=req.data_gb, buffer_pool_gib=req.buffer_pool_gib,
-                       flush_log_at_trx_commit=req.flush_log_at_trx_commit,
-                       sync_binlog=req.sync_binlog, row_bytes=req.row_bytes,
-                       read_rows=req.read_rows, write_rows=req.write_rows,
-                       secondary_indexes=req.secondary_indexes,
-                       replica_workers=req.replica_workers)
+    return req.params(tps)
 
 
 def _mysql_estimate(req: MysqlSimRequest, layout: Layout, replica: Layout | None,

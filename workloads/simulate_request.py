@@ -21,11 +21,14 @@ from advisor.options import (
     option,
     show_value,
 )
+from workloads.mysql_options import MysqlOptions
 
-MAX_DURATION_S = 7 * 86400.0
+MAX_DURATION_S = 7 * 86400.0  # the event simulation's bound (and raw patterns')
+# The analytic engine's cost does not grow with the horizon (credit drain in closed form): a
+# MySQL deployment can be followed for weeks, e.g. to watch burst credits over daily peaks.
+ANALYTIC_MAX_DURATION_S = 28 * 86400.0
 DB = "Database workloads"
 WORKLOADS = ("mysql", "aerospike")
-MYSQL_PRESETS = ("oltp-rw",)
 
 
 def _spec_text(value: Any) -> str | None:
@@ -88,9 +91,10 @@ class SimulateCommon:
                        help="layout: INSTANCE[:RAID]:[Nx]DEVICE[:SIZE][:Niops][:Nmbps], e.g. "
                        "m5d.large:gp2:385GiB, m5d.large:store, "
                        "m5.8xlarge:raid10:4xgp3:500GiB:6000iops:250mbps")
-    duration: float = option(60.0, gt=0, le=MAX_DURATION_S,
-                             help="simulated seconds per load level")
-    warmup: float = option(0.0, ge=0, le=MAX_DURATION_S,
+    duration: float = option(60.0, gt=0, le=ANALYTIC_MAX_DURATION_S,
+                             help="simulated seconds per load level (over 7 days: mysql with "
+                             "--engine analytic only)")
+    warmup: float = option(0.0, ge=0, le=ANALYTIC_MAX_DURATION_S,
                            help="seconds excluded from the statistics")
     ramp: str | None = option(None, help="rising load: iodepth=1,2,4 / threads=1,8,64 / "
                               "rate=1000,2000 (IOPS) / tps=100,200 (mysql) / x=1,2,5 (aerospike)",
@@ -106,6 +110,10 @@ class SimulateCommon:
         check_fields(self)
         if self.warmup >= self.duration:
             raise FieldError("warmup", self.warmup, "must be below the duration")
+        if self.duration > MAX_DURATION_S and not (self.workload == "mysql"
+                                                   and self.engine == "analytic"):
+            raise FieldError("duration", self.duration, "at most 604,800 s (7 days); up to "
+                             "2,419,200 s (28 days) with --workload mysql --engine analytic")
 
 
 TOOL_OF = {"rw": "fio", "rwmixread": "fio", "bs": "fio", "iodepth": "fio", "numjobs": "fio",
@@ -152,53 +160,46 @@ class PatternSimRequest(SimulateCommon):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MysqlSimRequest(SimulateCommon):
-    """A MySQL master (+ replicas) deployment on the layout."""
+class MysqlSimRequest(SimulateCommon, MysqlOptions):
+    """A MySQL master (+ replicas) deployment on the layout. What one transaction is: `--preset`
+    and the shape options (workloads.mysql_options.MysqlOptions, shared with `size`)."""
 
     tps: float = option(627.0, gt=0, le=1e9, reproduce="always", panel=DB,
-                        help="mysql: all transactions/s")
-    reads: float = option(3.25, ge=0, le=10_000, reproduce="always", panel=DB,
-                          help="mysql: read transactions per write transaction")
+                        help="mysql: all transactions/s, read-only + read-write")
+    reads: float | None = option(None, ge=0, le=10_000, reproduce="changed", panel=DB,
+                                 help="mysql: read-only transactions per read-write transaction "
+                                 "(default: the preset's: 3.25 for point-rw)")
     replicas: int = option(1, ge=0, le=32, panel=DB,
                            help="mysql: replicas taking the reads (0: the master)")
     replica_layout: str | None = option(None, panel=DB, check=_spec_text,
                                         help="mysql: layout of each replica (default: the "
                                         "master's)")
     data_gb: float = option(100.0, gt=0, le=1_000_000, panel=DB, help="mysql: data size in GiB")
-    buffer_pool_gib: float | None = option(None, gt=0, le=1e6, panel=DB,
-                                           help="mysql: InnoDB buffer pool (default 75 % of RAM)")
-    flush_log_at_trx_commit: int = option(1, ge=0, le=2, panel=DB,
-                                          help="mysql: innodb_flush_log_at_trx_commit")
-    sync_binlog: int = option(1, ge=0, le=10**6, panel=DB, help="mysql: sync_binlog")
     p99_ms: float = option(10.0, gt=0, le=3_600_000, panel=DB,
                            help="mysql: SLO on transaction p99 for the knee")
-    preset: str | None = option(None, choices=MYSQL_PRESETS, panel=DB,
-                                help="mysql: oltp-rw = sysbench oltp_read_write "
-                                "--point-selects=9 (3.25 reads per write; the defaults)")
-    row_bytes: int = option(190, ge=16, le=65535, panel=DB, help="mysql: bytes per row")
-    read_rows: int = option(1, ge=1, le=1000, panel=DB,
-                            help="mysql: rows looked up per read transaction")
-    write_rows: int = option(4, ge=1, le=1000, panel=DB,
-                             help="mysql: rows changed per write transaction")
-    secondary_indexes: int = option(1, ge=0, le=16, panel=DB,
-                                    help="mysql: secondary indexes per table")
-    replica_workers: int = option(1, ge=1, le=256, panel=DB,
-                                  help="mysql: replica SQL threads applying writes")
 
     workload: ClassVar[str | None] = "mysql"
 
     def __post_init__(self) -> None:
         SimulateCommon.__post_init__(self)
         _check_ramp(self, ("tps", "threads"))
-        if self.duration > 86400:
-            raise FieldError("duration", self.duration, "mysql simulates at most 86,400 s "
-                             "a level")
+        if self.duration > 86400 and self.engine != "analytic":
+            raise FieldError("duration", self.duration, "the event simulation of mysql runs "
+                             "at most 86,400 s a level; --engine analytic up to 2,419,200 s "
+                             "(28 days)")
+        self.check_shape(self.reads)
 
     @property
     def reads_per_write(self) -> float:
-        """The read/write ratio; the oltp-rw preset is 9 point selects + 4 ranges per 4 writes,
-        as one ratio: 3.25."""
-        return 3.25 if self.preset == "oltp-rw" else self.reads
+        """The read/write ratio: --reads, or the preset's."""
+        from workloads.mysql_shape import PRESETS
+
+        return PRESETS[self.preset].reads if self.reads is None else self.reads
+
+    def params(self, tps: float) -> Any:
+        """The MySQL model's parameters (workloads.mysql.MysqlParams) at `tps`."""
+        return self.mysql_params(tps=tps, reads=self.reads, replicas=self.replicas,
+                                 data_gb=self.data_gb)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,14 +11,17 @@ from advisor.cli.options import fixed, with_options
 from advisor.cli.report_cmd import ReportOpt, SaveOpt
 from advisor.options import FieldError
 from recommend.request import WORKLOAD, MysqlSizeRequest, size_fields, size_request
-from recommend.result import AerospikeCluster, MysqlDeployment, SizeResult
+from recommend.result import AerospikeCluster, MysqlDeployment, MysqlSizeResult, SizeResult
 
 HELP = """Recommend the cheapest instance + storage layout that meets your SLO.
 
   advisor size --tps 627 --reads 3.25
 
-MySQL (default): --tps is all transactions/s, --reads the read transactions per write; writes
-go to the master, reads to the replicas. The recommendation must keep transaction p99 <=
+MySQL (default): --tps is all transactions/s, --reads the read-only transactions per read-write
+one; read-write transactions go to the master, read-only ones to the replicas. What one
+transaction is comes from --preset (point-rw: a read is one point select, a write changes 4 rows;
+sysbench-oltp-rw: sysbench's oltp_read_write transaction; tpcc-like...) and the shape options;
+every answer states it. The recommendation must keep transaction p99 <=
 --p99-ms at tps x (1 + --headroom), sustained for --peak-hours a day, and fit --data-gb.
 Aerospike: --workload aerospike --reads-per-sec N --writes-per-sec N --data-gb N
 --replication-factor 2, judged by ACT's thresholds.
@@ -85,9 +88,12 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
     slo = r.slo
     if isinstance(r.request, MysqlSizeRequest):
         q = r.request
-        console.print(f"[bold]Sizing[/bold] MySQL {q.tps:g} tps at {q.reads:g} reads/write, "
-                      f"{q.data_gb:g} GiB, p99 <= {q.p99_ms:g} ms with {q.headroom:.0%} "
-                      f"headroom (knee >= {slo['target_tps']:,.0f} tps), {slo['durability']}")
+        console.print(f"[bold]Sizing[/bold] MySQL {q.tps:g} tps at {q.reads_per_write:g} "
+                      f"reads/write, {q.data_gb:g} GiB, p99 <= {q.p99_ms:g} ms with "
+                      f"{q.headroom:.0%} headroom (knee >= {slo['target_tps']:,.0f} tps), "
+                      f"{slo['durability']}")
+        for line in getattr(r, "workload_shape", ()):
+            console.print(f"  · {line}")
     table = Table(title="Recommendation", title_justify="left", show_header=False)
     table.add_column("what", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")
@@ -97,12 +103,20 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
         table.add_row("p99 at target", f"{rec.p99_ms:,.2f} ms (at headroom load "
                       f"{rec.p99_ms_at_headroom:,.2f} ms)")
         table.add_row("max tps at SLO", f"{rec.max_tps_at_slo:,} (headroom "
-                      f"{rec.headroom_pct:,.0f} %)")
+                      f"{rec.headroom_pct:,.0f} %)" + (", the event simulation's knee"
+                                                      if rec.knee_engine != "analytic" else ""))
+        table.add_row("verified (DES)", verified_text(rec))
     elif rec.act is not None:
         table.add_row("ACT", rec.act.text)
     table.add_row("bottleneck", rec.bottleneck)
     dur = rec.durability
     table.add_row("durability", "EPHEMERAL instance store" if dur.ephemeral else "EBS")
+    if dur.loss_window is not None:
+        w = dur.loss_window
+        table.add_row("loss window", "0 acknowledged transactions (semi-synchronous)"
+                      if w.window_ms == 0 else "unbounded (the replica falls behind)"
+                      if w.window_ms is None else f"~{w.window_ms:,.2f} ms of commits, "
+                      f"~{w.transactions:,.2f} transactions (asynchronous replication)")
     console.print(table)
     for note in dur.notes:
         console.print(f"  · {note}")
@@ -113,11 +127,14 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
                          "small reads over each threshold; passes below 5 / 1 / 0.1)")
     if r.alternatives:
         alt = Table(title="Alternatives", title_justify="left")
-        for col in ("why", "deployment", "$/month", "max tps"):
+        mysql = any(isinstance(a, MysqlDeployment) for a in r.alternatives)
+        for col in ("why", "deployment", "$/month", "max tps",
+                    *(("DES p99 at headroom",) if mysql else ())):
             alt.add_column(col, overflow="fold")
         for a in r.alternatives:
             knee = f"{a.max_tps_at_slo:,}" if isinstance(a, MysqlDeployment) else "-"
-            alt.add_row(a.why or "", a.deployment, f"{a.monthly_usd:,.2f}", knee)
+            des = (_worst_des(a),) if isinstance(a, MysqlDeployment) else ()
+            alt.add_row(a.why or "", a.deployment, f"{a.monthly_usd:,.2f}", knee, *des)
         console.print(alt)
     if r.rejected:
         rej = Table(title=f"Cheaper candidates rejected ({r.rejected_total:,} in all; the "
@@ -128,13 +145,26 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
         for x in r.rejected[:8]:
             rej.add_row(x.deployment, f"{x.monthly_usd:,.2f}", x.reason)
         console.print(rej)
+    if explain and isinstance(r, MysqlSizeResult) and r.io_model:
+        console.print("[bold]I/O model of the recommendation[/bold] (at the target load)")
+        for m in r.io_model:
+            for line in m.lines():
+                console.print(f"  {line}")
     if explain:
         s = r.search
         took = f" in {s.seconds:.2f} s" if s.seconds is not None else ""
+        bound = ""
+        if s.verify_bound is not None:
+            bound = (f", at most {s.verify_bound}"
+                     + (f": bound reached, {s.unverified_at_bound:,} candidate(s) left "
+                        "unverified" if s.unverified_at_bound else ""))
         console.print(f"[bold]Search:[/bold] {s.considered:,} candidates considered, "
                       f"{s.pruned:,} pruned by hard limits, {s.screened:,} screened "
-                      f"(analytic), {s.verified:,} verified (event simulation){took}; "
+                      f"(analytic), {s.verified:,} verified (event simulation{bound}){took}; "
                       f"catalog {r.catalog_version}, seed {r.seed}")
+        method = next((v.method for v in getattr(rec, "verified", {}).values() if v.method), "")
+        if method:
+            console.print(f"[bold]Event-simulation check:[/bold] {method}")
 
 
 def _breakdown(rec: MysqlDeployment | AerospikeCluster) -> str:
@@ -145,3 +175,30 @@ def _breakdown(rec: MysqlDeployment | AerospikeCluster) -> str:
             parts.append(f"{len(rec.replicas)} x replica {each}")
         return " (" + " + ".join(parts) + ")"
     return ""
+
+
+def verified_text(d: MysqlDeployment) -> str:
+    """Each server's event-simulation p99 with its 95 % interval, at each load checked."""
+    if not d.verified:
+        return "not checked in the event simulation"
+    parts = []
+    for role, v in d.verified.items():
+        if not v.loads:  # a result saved before the interval was recorded
+            parts.append(f"{role} p99 {v.des_p99_ms_at_headroom:,.2f} ms at headroom load")
+            continue
+        loads = ", ".join(f"{x.p99_ms:,.2f} ms (95 % CI {x.p99_ci95_ms[0]:,.2f}-"
+                          f"{x.p99_ci95_ms[1]:,.2f}) at {x.load} {x.tps:,.0f} tps"
+                          for x in v.loads)
+        parts.append(f"{role} p99 {loads}{'' if v.passed else ': FAILS'}")
+    return "; ".join(parts)
+
+
+def _worst_des(d: MysqlDeployment) -> str:
+    checks = list(d.verified.values())
+    if not checks:
+        return "not checked"
+    worst = max(checks, key=lambda v: v.p99_ci95_ms_at_headroom[1]
+                if v.p99_ci95_ms_at_headroom else v.des_p99_ms_at_headroom)
+    ci = worst.p99_ci95_ms_at_headroom
+    upper = f" (<= {ci[1]:,.2f})" if ci else ""
+    return f"{worst.des_p99_ms_at_headroom:,.2f} ms{upper}"

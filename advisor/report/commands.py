@@ -84,6 +84,8 @@ def simulate_command(result: dict[str, Any]) -> str:
 # The MySQL options a result made before requests were recorded keeps in its `params`.
 LEGACY_SHAPE = {"row_bytes": 190, "read_rows": 1, "write_rows": 4, "secondary_indexes": 1,
                 "flush_log_at_trx_commit": 1, "sync_binlog": 1, "replica_workers": 1}
+# Older rows-per-transaction options as today's statement grammar (--read-txn / --write-txn).
+LEGACY_TXN = {"read_rows": ("--read-txn", "point"), "write_rows": ("--write-txn", "update")}
 
 
 def _rebuilt_simulate_command(result: dict[str, Any]) -> str:
@@ -103,7 +105,11 @@ def _rebuilt_simulate_command(result: dict[str, Any]) -> str:
             args += ["--buffer-pool-gib", _num(p["buffer_pool_gib"])]
         for name, default in LEGACY_SHAPE.items():  # the transaction shape, when not default
             if p.get(name, default) != default:
-                args += [flag_of(name), _num(p[name])]
+                if name in LEGACY_TXN:  # rows per transaction became statements
+                    flag, key = LEGACY_TXN[name]
+                    args += [flag, f"{key}={_num(p[name])}"]
+                else:
+                    args += [flag_of(name), _num(p[name])]
         args += ["--p99-ms", _num(result.get("slo", {}).get("p99_ms", 10.0))]
     elif workload == "aerospike":
         args += ["--workload", "aerospike"]

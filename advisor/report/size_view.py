@@ -18,6 +18,7 @@ from recommend.request import MysqlSizeRequest
 from recommend.result import (
     AerospikeCluster,
     AerospikeSizeResult,
+    DesCheck,
     MysqlDeployment,
     MysqlSizeResult,
     SizeResult,
@@ -86,11 +87,26 @@ def _act_chart(result: AerospikeSizeResult, curves: SizeCurves) -> dict[str, Any
 def _deployment_row(d: MysqlDeployment | AerospikeCluster) -> dict[str, Any]:
     row = {"name": d.why or "", "deployment": d.deployment, "monthly_usd": fmt_usd(d.monthly_usd),
            "max_tps": "-", "p99": "-", "headroom": "-", "bottleneck": d.bottleneck,
-           "ephemeral": d.durability.ephemeral}
+           "ephemeral": d.durability.ephemeral, "des": "-"}
     if isinstance(d, MysqlDeployment):
         row.update(max_tps=fmt_value(d.max_tps_at_slo), p99=fmt_value(d.p99_ms, " ms"),
-                   headroom=fmt_value(d.headroom_pct, " %"))
+                   headroom=fmt_value(d.headroom_pct, " %"),
+                   des="; ".join(f"{role} {r['p99']} [{r['ci']}]" for role, v in
+                                 d.verified.items() for r in _des_rows(v)
+                                 if r["load"] == "headroom") or "not checked")
     return row
+
+
+def _des_rows(v: DesCheck) -> list[dict[str, str]]:
+    """A server's event-simulation checks, one row per load (older results: the headroom load
+    only, without an interval)."""
+    if not v.loads:
+        return [{"load": "headroom", "tps": "-", "p99": fmt_value(v.des_p99_ms_at_headroom, " ms"),
+                 "ci": "-", "requests": f"{v.des_requests:,}", "verdict": "passed"}]
+    return [{"load": x.load, "tps": fmt_value(x.tps), "p99": fmt_value(x.p99_ms, " ms"),
+             "ci": f"{x.p99_ci95_ms[0]:,.2f}-{x.p99_ci95_ms[1]:,.2f} ms",
+             "requests": f"{x.requests:,}", "verdict": "passed" if x.passed else "FAILS"}
+            for x in v.loads]
 
 
 def _request_rows(result: SizeResult) -> list[tuple[str, str]]:
@@ -98,7 +114,10 @@ def _request_rows(result: SizeResult) -> list[tuple[str, str]]:
     if isinstance(q, MysqlSizeRequest):
         rows = [("workload", "MySQL master + replicas (InnoDB)"),
                 ("transactions/s", f"{q.tps:,.0f}"),
-                ("reads per write", f"{q.reads:g} ({1 / (1 + q.reads):.1%} writes)"),
+                ("reads per write", f"{q.reads_per_write:g} "
+                 f"({q.params(replicas=1, tps=q.tps).write_share:.1%} read-write)"),
+                *((f"shape {i + 1}" if i else "what a transaction is", line)
+                  for i, line in enumerate(getattr(result, "workload_shape", ()))),
                 ("replicas", "auto" if q.replicas is None else str(q.replicas))]
     else:
         rows = [("workload", "Aerospike (ACT model)"),
@@ -165,13 +184,13 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
                   ("knee (max tps at SLO)", fmt_value(rec.max_tps_at_slo)),
                   ("headroom", fmt_value(rec.headroom_pct, " %")),
                   ("usable capacity", fmt_value(rec.capacity_gib, " GiB"))]
-        verified = [(role, {"des_p99_ms_at_headroom": v.des_p99_ms_at_headroom,
-                            "des_requests": v.des_requests}) for role, v in rec.verified.items()]
+        verified = [(role, _des_rows(v)) for role, v in rec.verified.items()]
+        des_method = next((v.method for v in rec.verified.values() if v.method), "")
         knee_engine: str | None = rec.knee_engine
         act_slices: list[Any] = []
     else:
         facts += [("nodes", str(rec.nodes)), ("ACT", rec.act.text if rec.act else "-")]
-        verified, knee_engine = [], None
+        verified, knee_engine, des_method = [], None, ""
         act_slices = list(rec.act.slices) if rec.act else []
     from advisor.serial import to_json
 
@@ -180,7 +199,7 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         "summary": f"{rec.deployment} for {fmt_usd(rec.monthly_usd)}/month",
         "request_rows": _request_rows(result), "slo_rows": _slo_rows(result),
         "rec": rec, "facts": facts, "knee_engine": knee_engine,
-        "costs": _costs(rec), "verified": verified,
+        "costs": _costs(rec), "verified": verified, "des_method": des_method,
         "bottlenecks": [b.strip() for b in rec.bottleneck.split(";") if b.strip()],
         "alternatives": [_deployment_row(a) for a in result.alternatives],
         "rejected": [to_json(r) for r in result.rejected],

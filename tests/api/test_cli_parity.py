@@ -65,15 +65,15 @@ def test_mysql_simulate_cli_and_api_agree(client: TestClient,
     """A MySQL ramp with the transaction-shape options: CLI and API give equal JSON."""
     monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
     cli = cli_json(capsys, "simulate", "r5.large:gp3:500GiB", "--workload", "mysql",
-                   "--ramp", "tps=200,600", "--write-rows", "2", "--secondary-indexes", "0",
+                   "--ramp", "tps=200,600", "--write-txn", "update=2", "--secondary-indexes", "0",
                    "--row-bytes", "300", "--replica-workers", "2", "--engine", "analytic",
                    "--duration", "10")
     api = client.post("/v1/simulate", json={
         "spec": "r5.large:gp3:500GiB", "workload": "mysql", "ramp": "tps=200,600",
-        "write_rows": 2, "secondary_indexes": 0, "row_bytes": 300, "replica_workers": 2,
+        "write_txn": "update=2", "secondary_indexes": 0, "row_bytes": 300, "replica_workers": 2,
         "engine": "analytic", "duration": 10}).json()
     assert comparable(api) == comparable(cli)
-    assert api["params"]["write_rows"] == 2
+    assert api["params"]["shape"]["write_txn"]["updates"] == 2
 
 
 def test_catalog_and_layout_cli_and_api_agree(client: TestClient,

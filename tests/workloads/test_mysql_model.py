@@ -64,28 +64,22 @@ def test_data_that_fits_the_buffer_pool_reads_no_pages() -> None:
     """4 GiB on 12 GiB of buffer pool: no page reads, only commits and background flushes."""
     io = derive_io(MysqlParams(tps=627, data_gb=4), memory_gib=16.0)
     assert (io.miss_ratio, io.read_page_reads, io.write_page_reads) == (0.0, 0.0, 0.0)
-    assert (io.redo_bytes, io.binlog_bytes, io.source) == (1560, 1910, "model")
-    # 262,144 pages x (1 - exp(-1,180 x 328 / 262,144)) distinct pages per window / 328 s
-    assert io.write_page_flushes == pytest.approx(4.18, abs=0.005)
-    assert io.explain == [
-        "buffer pool 12.0 GiB for 4 GiB of data: 100.0% of leaf pages cached, miss ratio 0.0% "
-        "(uniform access); B-tree depth 3",
-        "write transaction: 4 rows x (1 + 1 secondary index) = 8 pages touched, 0.00 page "
-        "reads; redo 1,560 B, binlog 1,910 B",
-        "page flushes 4.18 per write transaction (1,180 page changes/s coalesced over a 328 s "
-        "redo window)"]
+    # redo: 4 rows x (190 + 150) + 4 secondary-index changes x 50 + 200 = 1,760 B;
+    # binlog (ROW): 2 updates x 2 images + delete + insert = 6 x 190 + 4 x 60 + 150 = 1,530 B
+    assert (io.redo_bytes, io.binlog_bytes, io.source) == (1760, 1530, "model")
+    assert io.buffer_pool_gib == 12.0  # innodb_dedicated_server: 75 % of 16 GiB
+    assert "miss ratio 0.0%" in io.explain[1]
 
 
-def test_data_100x_the_buffer_pool_misses_97_pct_of_page_reads() -> None:
-    """400 GiB on 12 GiB: miss ratio 97.32 %; a write reads 8 x 0.9732 = 7.79 pages."""
+def test_data_100x_the_buffer_pool_misses_nearly_every_leaf() -> None:
+    """400 GiB on 12 GiB: ~97 % of leaf pages miss, the internal levels stay cached, so a point
+    select reads ~0.97 pages while its 4 levels make the miss ratio about a quarter of that."""
     io = derive_io(MysqlParams(tps=627, data_gb=400), memory_gib=16.0)
-    assert io.miss_ratio == pytest.approx(0.97321, abs=5e-5)
-    assert io.read_page_reads == pytest.approx(0.97321, abs=5e-5)
-    assert io.write_page_reads == pytest.approx(7.7857, abs=5e-4)
-    # few pages are dirtied twice in a window: ~1,172 flushes/s for 1,180 changes/s
-    assert io.write_page_flushes == pytest.approx(7.94, abs=0.005)
-    assert io.explain[0] == ("buffer pool 12.0 GiB for 400 GiB of data: 2.7% of leaf pages "
-                             "cached, miss ratio 97.3% (uniform access); B-tree depth 4")
+    assert 0.95 <= io.read_page_reads <= 1.05
+    # every access counts (as Innodb_buffer_pool_reads / _read_requests do): internal levels
+    # hit, so the ratio sits well below the leaves' ~97 % (a lookup touches 4 pages)
+    assert 0.97 / 5 < io.miss_ratio < 0.97 / 2
+    assert io.explain[0].endswith("B-tree depth 4")
 
 
 def test_an_explicit_buffer_pool_replaces_the_share_of_ram() -> None:
@@ -95,11 +89,13 @@ def test_an_explicit_buffer_pool_replaces_the_share_of_ram() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"tps": -5}, "--tps -5: must be positive"),
-    ({"tps": 100, "reads_per_write": -1}, "--reads -1: must be between 0 and 10,000"),
-    ({"tps": 100, "replicas": 33}, "--replicas 33: must be 0..32"),
-    ({"tps": 100, "data_gb": 0}, "--data-gb 0: must be 0 < x <= 1e6"),
-    ({"tps": 100, "flush_log_at_trx_commit": 3}, "--flush-log-at-trx-commit must be 0, 1 or 2"),
+    ({"tps": -5}, "tps -5: must be above 0 and at most 1e9"),
+    ({"tps": 100, "reads_per_write": -1}, "reads -1: must be between 0 and 10,000"),
+    ({"tps": 100, "replicas": 33}, "replicas 33: must be 0..32"),
+    ({"tps": 100, "data_gb": 0}, "data_gb 0: must be 0 < x <= 1e6"),
+    ({"tps": 100, "flush_log_at_trx_commit": 3}, "flush_log_at_trx_commit 3: must be 0, 1 or 2"),
+    ({"tps": 100, "io_capacity": 99}, "io_capacity 99: at least 100, the server's minimum"),
+    ({"tps": 100, "replica_workers": 0}, "replica_workers 0: must be 1..1024"),
 ])
 def test_nonsense_parameters_are_refused_with_the_reason(kwargs: dict[str, Any],
                                                          message: str) -> None:
@@ -125,9 +121,9 @@ def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: C
     small = run(catalog, R5, levels, data_gb=4)
     large = run(catalog, R5, levels, data_gb=400)
     assert small.io_profile.miss_ratio == 0.0
-    assert large.io_profile.miss_ratio == pytest.approx(0.9732, abs=1e-4)
-    assert "miss ratio 0.0%" in small.io_profile.explain[0]
-    assert "miss ratio 97.3%" in large.io_profile.explain[0]
+    assert large.io_profile.miss_ratio > 0.2
+    assert "miss ratio 0.0%" in small.io_profile.explain[1]
+    assert f"miss ratio {large.io_profile.miss_ratio:.1%}" in large.io_profile.explain[1]
     assert large.knee.tps is not None
     assert small.knee.tps >= 3 * large.knee.tps  # 1,500 vs 200 tps
     for a, b in zip(small.levels, large.levels, strict=True):
@@ -139,7 +135,7 @@ def test_data_that_fits_the_buffer_pool_is_faster_and_its_knee_higher(catalog: C
 def test_write_heavy_mix_has_a_lower_knee_and_an_fsync_bound_master(catalog: Catalog) -> None:
     """--reads 0.5 vs 3.25 (4 GiB of data): the write-heavy knee is lower, and below it the
     master's bottleneck is its commit fsyncs."""
-    levels = [100.0, 200.0, 400.0, 800.0, 1600.0]
+    levels = [100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0, 6400.0]
     read_heavy = run(catalog, R5, levels, data_gb=4, reads_per_write=3.25)
     write_heavy = run(catalog, R5, levels, data_gb=4, reads_per_write=0.5)
     assert read_heavy.knee.tps is not None

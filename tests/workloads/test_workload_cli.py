@@ -157,17 +157,20 @@ def test_bad_workload_input_exits_2_with_one_line(capsys: pytest.CaptureFixture[
 
 def test_mysql_transaction_shape_options_reach_the_io_model(
         capsys: pytest.CaptureFixture[str]) -> None:
-    """--write-rows 2 --secondary-indexes 0: 2 pages touched per write; redo and binlog shrink
-    with the rows (hand numbers: 2 x (190 + 150) + 200 = 880 B redo, 2 x 440 + 150 = 1,030 B
-    binlog); --preset oltp-rw is the 3.25 reads/write default."""
-    r = simulate_json(capsys, "r5.large:gp3:500GiB", "--workload", "mysql", "--preset",
-                      "oltp-rw", "--write-rows", "2", "--secondary-indexes", "0",
-                      "--engine", "analytic", "--duration", "10")
+    """--write-txn update=2 --secondary-indexes 0: two rows changed per write; redo and binlog
+    shrink with the rows (hand numbers: 2 x (190 + 150) + 200 = 880 B redo, 2 updates x 2 images
+    x 190 + 2 x 60 + 150 = 1,030 B binlog); the result states what a transaction is."""
+    r = simulate_json(capsys, "r5.large:gp3:500GiB", "--workload", "mysql", "--write-txn",
+                      "update=2", "--secondary-indexes", "0", "--engine", "analytic",
+                      "--duration", "10")
     assert r["params"]["reads_per_write"] == 3.25
-    assert (r["params"]["write_rows"], r["params"]["secondary_indexes"]) == (2, 0)
+    assert r["params"]["shape"]["write_txn"]["updates"] == 2
+    assert r["params"]["shape"]["secondary_indexes"] == 0
+    assert r["params"]["shape"]["preset"] == "point-rw (modified)"
     assert r["io_profile"]["per_write_txn"]["redo_bytes"] == 880
     assert r["io_profile"]["per_write_txn"]["binlog_bytes"] == 1030
-    assert "= 2 pages touched" in r["io_profile"]["explain"][1]
     code, _, err = run(capsys, "simulate", "r5.large:gp3:500GiB", "--workload", "mysql",
                        "--preset", "tpcc")
-    assert (code, err.strip()) == (2, "error: --preset 'tpcc': must be oltp-rw")
+    assert code == 2
+    assert err == ("error: --preset 'tpcc': choose point-rw, sysbench-oltp-rw, sysbench-oltp-ro, "
+                   "sysbench-oltp-wo or tpcc-like\n")
