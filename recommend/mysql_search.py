@@ -12,7 +12,8 @@ and a report can all ask for it.
 """
 
 import math
-from dataclasses import dataclass, field
+import statistics
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from advisor.catalog.model import Catalog
@@ -22,17 +23,35 @@ from advisor.layout.cost import Cost, layout_cost, monthly_usd
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
-from advisor.sim.analytic import SteadyState, build_mix, steady_state
-from advisor.sim.plan import SimPlan, compile_plan
+from advisor.sim.analytic import Mix, SteadyState, build_mix, steady_state
+from advisor.sim.credits import DailyCycle, bucket_days
+from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets
+from advisor.sim.stats import LatencyStats
 from recommend.candidates import Demand, candidate_specs
 from recommend.request import MysqlSizeRequest
+from recommend.result import Bottleneck, BurstUse, DesCheck, DesLoad
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
 from workloads.mysql_run import CPU_LIMIT, apply_capacity_tps, cpu_utilisation
 
-VERIFY_SECONDS = 15.0
 MAX_SCREENED = 40  # screen at most this many once enough pass, looking for variety
 UTILISATION_LIMIT = 0.95
 KneeKey = tuple[str | None, int, bool]  # (replica spec, replicas, confirmed by the DES)
+# The event simulation's check of one server at one load: independent replications (seeds
+# seed, seed + 1, ...), each after its own warm-up and long enough for ~30 requests beyond its
+# p99; the p99 is that of all their requests together, its 95 % confidence interval comes from
+# the spread of the replications' own p99s (Student's t). Replications stop once the interval
+# lies wholly on one side of the SLO (2 at least, DES_REPLICATIONS at most). A server passes
+# only when the interval's upper end meets the SLO, so a re-run with other seeds meets it too.
+DES_REPLICATIONS = 4
+DES_WARMUP_S = 2.0  # queues fill within a fraction of a second at the loads verified
+DES_MIN_SECONDS = 10.0  # measured seconds per replication, at least
+DES_MIN_REQUESTS = 3_000  # requests per replication, at least: 120 beyond the pooled p99
+DES_MAX_SECONDS = 120.0
+BACKGROUND_LAG_LIMIT_S = 1.0
+MAX_DES_CANDIDATES = 40  # bound per sizing: role candidates the event simulation verifies
+KNEE_STEP = 0.93  # the DES knee steps the analytic knee down by 7 % until the DES agrees
+KNEE_STEPS = 6
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365}  # Student's t
 
 
 @dataclass(slots=True, kw_only=True)
@@ -55,6 +74,10 @@ class Candidate:
     _states: dict[tuple[int, float], tuple[MysqlServer, SteadyState]] = field(
         default_factory=dict, init=False, repr=False)  # (replicas, tps) -> server, state
     _knees: dict[KneeKey, int] = field(default_factory=dict, init=False, repr=False)
+    _own_knees: dict[tuple[int, bool], int] = field(default_factory=dict, init=False,
+                                                    repr=False)  # this server alone
+    _des: dict[tuple[int, float], DesLoad] = field(default_factory=dict, init=False,
+                                                   repr=False)  # (replicas, tps) -> DES check
 
     def __post_init__(self) -> None:
         self.spec = self.spec or str(self.layout.spec)
@@ -82,14 +105,14 @@ def diverse(cands: list[Candidate]) -> bool:
 
 
 def params_for(req: MysqlSizeRequest, replicas: int, tps: float) -> MysqlParams:
-    return MysqlParams(tps=tps, reads_per_write=req.reads, replicas=replicas, data_gb=req.data_gb)
+    return req.params(replicas=replicas, tps=tps)
 
 
 def server_for(req: MysqlSizeRequest, layout: Layout, role: str, replicas: int, tps: float,
                measured: TxnIo | None) -> MysqlServer:
     p = params_for(req, replicas, tps)
     memory = layout.instance.memory_gib if layout.instance else 16.0
-    io = measured or derive_io(p, memory)
+    io = measured or derive_io(p, memory, layout.instance.vcpu if layout.instance else 2)
     cap = int(usable_capacity_gib(layout) * GIB)
     all_servers = servers(p, io, io, data_bytes=int(p.data_gb * GIB), master_capacity=cap,
                           replica_capacity=cap)
@@ -116,23 +139,42 @@ def _demand(server: MysqlServer) -> tuple[float, float, float]:
     return reads, writes, mib
 
 
-def _bursting_allowed(layout: Layout, lim: LayoutLimits, peak_hours: float,
-                      demand_iops: float) -> bool:
-    """Credits may carry the peak only if they last all of it."""
-    peak_s = peak_hours * 3600
+def _cycle(req: MysqlSizeRequest) -> DailyCycle:
+    """The request's day: peak for `peak_hours`, then `off_peak` x the peak load."""
+    return DailyCycle(peak_hours=req.peak_hours, off_peak=req.off_peak)
+
+
+def _bursting_allowed(layout: Layout, lim: LayoutLimits, cycle: DailyCycle, reads: float,
+                      writes: float, mib: float) -> frozenset[str]:
+    """Names of the limits whose credits carry the peak every day, from the demand (reads/s,
+    writes/s of ~16 KiB and MiB/s) spread evenly over the members: none at 24 peak hours; with
+    fewer, those whose bucket, day after day, never runs dry (`advisor.sim.credits`)."""
+    if cycle.sustained:
+        return frozenset()
+    allowed = set()
     for limit in (*lim.member_limits, *lim.instance_limits):
         if limit.bucket is None:
             continue
-        per = demand_iops / (layout.spec.count if limit.scope == "volume" else 1)
-        if limit.unit == "mibps":
-            continue
-        if limit.bucket.seconds_at(max(per, limit.sustained + 1e-9)) < peak_s:
-            return False
-    return True
+        share = layout.spec.count if limit.scope == "volume" else 1
+        if limit.unit == "iops" or limit.io_unit_kib:  # I/Os, or HDD units of 1 MiB each
+            peak = (reads + writes) * limit.charge(16) / share
+        else:
+            peak = mib / share
+        b = limit.bucket
+        days = bucket_days(capacity=b.capacity, initial=b.initial, earn_per_s=b.earn_per_s,
+                           peak_spend_per_s=peak, off_spend_per_s=peak * cycle.off_peak,
+                           cycle=cycle)
+        if days.carries:
+            allowed.add(limit.name)
+    return frozenset(allowed)
 
 
 def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
               req: MysqlSizeRequest) -> str | None:
+    """Hard limits at the headroom load (`server`): capacity, CPU, the rated limits against the
+    demand with burst only where its credits last the peak every day. A candidate that passes
+    gets its plan as the screen and the event simulation judge it: at 24 peak hours every
+    credit bucket at its baseline (`judge_buckets`)."""
     layout = c.layout
     cap = usable_capacity_gib(layout)
     if cap < req.needed_gib:
@@ -142,18 +184,56 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
         vcpu = layout.instance.vcpu if layout.instance else "?"
         return (f"CPU {cpu:.0%} busy at {server.params.tps:,.0f} tps on {vcpu} "
                 f"vCPU (limit {CPU_LIMIT:.0%})")
-    reads, writes, _ = _demand(server)
+    reads, writes, mib = _demand(server)
     lim = c.limits(catalog)
-    burst = _bursting_allowed(layout, lim, req.peak_hours, reads + writes)
-    rcap = capacity(layout, catalog, write=False, size_kib=16, bursting=burst, limits=lim)
-    wcap = capacity(layout, catalog, write=True, size_kib=16, bursting=burst, limits=lim)
-    util = reads / rcap.iops + writes / wcap.iops
-    if util > 1.0:
+    cycle = _cycle(req)
+    # Rated capacity at 16 KiB: hopeless even at the burst rates -> pruned, worded with the
+    # rates that count (a rough count: it does not merge sequential log writes).
+    full = capacity(layout, catalog, write=False, size_kib=16, bursting=True, limits=lim)
+    full_w = capacity(layout, catalog, write=True, size_kib=16, bursting=True, limits=lim)
+    if reads / full.iops + writes / full_w.iops > 1.0:
+        burst = _bursting_allowed(layout, lim, cycle, reads, writes, mib)
+        rcap = capacity(layout, catalog, write=False, size_kib=16, bursting=burst, limits=lim)
+        wcap = capacity(layout, catalog, write=True, size_kib=16, bursting=burst, limits=lim)
+        util = reads / rcap.iops + writes / wcap.iops
         binding = rcap.binding if reads / rcap.iops >= writes / wcap.iops else wcap.binding
         return (f"needs {reads:,.0f} reads/s + {writes:,.0f} writes/s at {server.params.tps:,.0f} "
                 f"tps; {binding} allows {rcap.iops:,.0f} reads/s or {wcap.iops:,.0f} writes/s"
-                f"{'' if burst else ' sustained'} ({_over(util)} of capacity)")
+                f"{_sustained_words(lim, binding, burst)} ({_over(util)} of capacity)")
+    # Exact: what the load spends at every limit (RAID fan-out, merging, accounting) against
+    # the rate that holds day after day: a baseline unless its credits last the daily peak.
+    plan = compile_plan(layout, catalog, limits=lim)
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    judged, _ = judge_buckets(plan, _spend(plan, mix, server.rate_tps), cycle)
+    for l, name in enumerate(judged.limit_names):
+        used = server.rate_tps * float(mix.cost[l])
+        rate = float(judged.lim_burst[l] if judged.bucket_of(l) >= 0 else judged.lim_rate[l])
+        if judged.lim_kind[l] != KIND_DEVICE and used > rate:
+            unit = "MiB/s" if judged.lim_kind[l] == KIND_MIB else "IOPS"
+            why = judged.baseline_only.get(name)
+            return (f"needs {used:,.1f} {unit} of {name} at {server.params.tps:,.0f} tps "
+                    f"({_over(used / rate)}): "
+                    f"{'its sustained baseline is' if why else 'it allows'} {rate:,.1f} {unit}"
+                    f"{f'; {why}' if why else ''}")
+    c._plan = judged  # the plan the screen and the event simulation judge the candidate on
     return None
+
+
+def _sustained_words(lim: LayoutLimits, binding: str, burst: frozenset[str]) -> str:
+    """' sustained (burst ... counts only if ...)' when the binding limit has credits that do
+    not count; '' otherwise."""
+    limit = next((x for x in (*lim.member_limits, *lim.instance_limits)
+                  if binding.startswith(x.name)), None)
+    if limit is None or limit.burst is None or limit.name in burst:
+        return ""
+    unit = "MiB/s" if limit.unit == "mibps" else "IOPS"
+    return (f" sustained (its burst to {limit.burst:,.0f} {unit} counts only while credits last "
+            "the peak every day)")
+
+
+def _spend(plan: SimPlan, mix: Mix, rate: float) -> dict[int, float]:
+    """Credits/s a load of `rate` requests/s spends from each of the plan's buckets."""
+    return {l: rate * float(mix.cost[l]) for l in plan.bucket_limits()}
 
 
 def _over(util: float) -> str:
@@ -161,8 +241,89 @@ def _over(util: float) -> str:
 
 
 def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
+    """The server's steady state over the peak, with each credit bucket judged for this load:
+    at its baseline unless, day after day, it lasts the peak (`judge_buckets`)."""
     mix = build_mix(plan, server.request_classes(), server.background_specs())
-    return steady_state(plan, mix, rate=server.rate_tps, duration_s=req.peak_hours * 3600)
+    judged, _ = judge_buckets(plan, _spend(plan, mix, server.rate_tps), _cycle(req))
+    if judged is not plan:
+        mix = build_mix(judged, server.request_classes(), server.background_specs())
+    return steady_state(judged, mix, rate=server.rate_tps, duration_s=req.peak_hours * 3600)
+
+
+def load_on_limits(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
+                   ) -> tuple[str, float, float, BurstUse | None] | None:
+    """The limit the load uses most of its sustained baseline: (name, share of the rate in
+    force, share of the baseline, and the burst credits carrying it above the baseline over the
+    daily peak, when they do). None when the load uses no limit."""
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    judged, days = judge_buckets(plan, _spend(plan, mix, server.rate_tps), _cycle(req))
+    shares = [(server.rate_tps * float(mix.cost[l]) / float(judged.lim_rate[l]), l)
+              for l in range(judged.n_limits)
+              if judged.lim_kind[l] != KIND_DEVICE and judged.lim_rate[l] > 0]
+    if not shares:
+        return None
+    sustained, l = max(shares)
+    owner = judged.bucket_of(l)
+    in_force = sustained * float(judged.lim_rate[l] / judged.lim_burst[l]) if owner >= 0 \
+        else sustained
+    name = judged.limit_names[l]
+    if owner < 0 or sustained <= 1.0:
+        return name, round(in_force, 4), round(sustained, 4), None
+    return name, round(in_force, 4), round(sustained, 4), BurstUse(
+        limit=name, credits=judged.limit_names[owner], utilisation_burst=round(in_force, 4),
+        lowest_balance=round(days[owner].steady_low_fraction, 4), peak_hours=req.peak_hours,
+        off_peak=req.off_peak)
+
+
+def bottleneck_of(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
+                  measured: TxnIo | None) -> Bottleneck:
+    """What binds the candidate at the headroom load: the limit it uses most of its sustained
+    baseline (the screen's binding limit unless another is busier against its baseline), and
+    the burst credits carrying it above that (only if they last the peak every day)."""
+    plan = c.plan(catalog)
+    server, st = _state(c, plan, req, replicas, req.target_tps, measured)
+    most = load_on_limits(plan, server, req)
+    if most is None or st.utilisation > most[2]:  # a device (instance store, HDD seeks) binds
+        return Bottleneck(role=c.role, limit=st.binding, utilisation=round(st.utilisation, 4),
+                          utilisation_sustained=round(st.utilisation, 4))
+    name, in_force, sustained, burst = most
+    return Bottleneck(role=c.role, limit=name, utilisation=in_force,
+                      utilisation_sustained=sustained, burst=burst)
+
+
+def _baseline_words(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
+                    binding: str) -> str:
+    """' at its sustained baseline of R (why)' when the binding limit was judged without its
+    burst credits; '' otherwise."""
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    judged, _ = judge_buckets(plan, _spend(plan, mix, server.rate_tps), _cycle(req))
+    why = judged.baseline_only.get(binding)
+    if why is None:
+        return ""
+    l = judged.limit_names.index(binding)
+    unit = "MiB/s" if judged.lim_kind[l] == KIND_MIB else "IOPS"
+    need = server.rate_tps * float(mix.cost[l])
+    return (f" of its sustained baseline: needs {need:,.1f} {unit}, baseline "
+            f"{judged.lim_rate[l]:,.1f} {unit}; {why}")
+
+
+def _over_baseline(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> str | None:
+    """At a 24-h peak a bucket is kept only because the load stays within its baseline: the
+    load must keep the margin any limit keeps (UTILISATION_LIMIT of the baseline). Burst over a
+    part-day peak is judged by the daily cycle instead."""
+    cycle = _cycle(req)
+    if not cycle.sustained:
+        return None
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    _, days = judge_buckets(plan, _spend(plan, mix, server.rate_tps), cycle)
+    for l, d in days.items():
+        if d.carries and d.earn_per_s > 0:
+            util = d.peak_spend_per_s / d.earn_per_s
+            if util > UTILISATION_LIMIT:
+                unit = "MiB/s" if plan.lim_kind[l] == KIND_MIB else "IOPS"
+                return (f"{plan.limit_names[l]} {util:.0%} busy of its sustained baseline "
+                        f"{d.earn_per_s:,.1f} {unit} (limit {UTILISATION_LIMIT:.0%})")
+    return None
 
 
 def _state(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, tps: float,
@@ -187,7 +348,11 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
         what = "reads" if role == "replica" else "writes" if replicas else "transactions"
         if st.backlog or st.utilisation > UTILISATION_LIMIT:
             return (f"{role} saturates at {label} load {tps:,.0f} tps ({server.rate_tps:,.0f} "
-                    f"{what}/s): {st.binding} {min(st.utilisation, 9.99):.0%} busy")
+                    f"{what}/s): {st.binding} {min(st.utilisation, 9.99):.0%} busy"
+                    f"{_baseline_words(plan, server, req, st.binding)}")
+        over = _over_baseline(plan, server, req)
+        if over:
+            return f"{role} at {label} load {tps:,.0f} tps: {over}"
         if st.p99_s * 1000 > req.p99_ms:
             return (f"{role} p99 {st.p99_s * 1000:,.1f} ms > {req.p99_ms:g} ms at {label} load "
                     f"{tps:,.0f} tps ({server.rate_tps:,.0f} {what}/s); busiest {st.binding} at "
@@ -200,21 +365,111 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
     return None
 
 
-def _verify(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
-            measured: TxnIo | None) -> str | None:
+def des_method(req: MysqlSizeRequest) -> str:
+    """How the event simulation's p99 and its interval are estimated, in words."""
+    return (f"2 to {DES_REPLICATIONS} independent replications (seeds {req.seed}-"
+            f"{req.seed + DES_REPLICATIONS - 1}), each {DES_MIN_SECONDS:g}-{DES_MAX_SECONDS:g} s "
+            f"(>= {DES_MIN_REQUESTS:,} requests) after a {DES_WARMUP_S:g} s warm-up, stopping "
+            "once the interval lies wholly on one side of the SLO; p99 of all their requests, "
+            "95 % interval from the spread of the replications' p99s (Student's t); passes when "
+            "the interval's upper end meets the SLO")
+
+
+def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int, tps: float,
+              measured: TxnIo | None, label: str) -> DesLoad:
+    """The server in the event simulation at `tps` (once per candidate, replica count and load)."""
     from advisor.sim.des import run_des
 
-    server = server_for(req, c.layout, c.role, replicas, req.target_tps, measured)
-    raw = run_des(plan, server, duration_s=VERIFY_SECONDS, seed=req.seed, warmup_s=2.0)
-    p99 = raw.request_latency["all"].quantile_s(99) * 1000
-    c.details["des_p99_ms_at_headroom"] = round(p99, 3)
-    c.details["des_requests"] = raw.request_latency["all"].n
-    if p99 > req.p99_ms:
-        return (f"{c.role} p99 {p99:,.1f} ms > {req.p99_ms:g} ms at headroom load "
-                f"{req.target_tps:,.0f} tps in the event simulation")
-    if raw.background_lag_s > 1.0:
-        return f"{c.role} page flushing falls {raw.background_lag_s:,.1f} s behind (DES)"
+    key = (replicas, tps)
+    if key in c._des:
+        return replace(c._des[key], load=label)
+    server = server_for(req, c.layout, c.role, replicas, tps, measured)
+    rate = max(server.rate_tps, 1e-9)
+    measured_s = min(DES_MAX_SECONDS, max(DES_MIN_SECONDS, DES_MIN_REQUESTS / rate))
+    pooled = LatencyStats()
+    p99s: list[float] = []
+    lag = 0.0
+    ci = (0.0, 0.0)
+    for k in range(DES_REPLICATIONS):
+        raw = run_des(c.plan(catalog), server, duration_s=DES_WARMUP_S + measured_s,
+                      seed=req.seed + k, warmup_s=DES_WARMUP_S)
+        stats = raw.request_latency["all"]
+        pooled.merge(stats)
+        if stats.n:
+            p99s.append(stats.quantile_s(99) * 1000)
+        lag = max(lag, raw.background_lag_s)
+        ci = _interval(pooled, p99s)
+        # Sequential: stop once the interval lies wholly on one side of the SLO.
+        if len(p99s) >= 2 and (ci[0] > req.p99_ms or ci[1] <= req.p99_ms):
+            break
+    p99 = pooled.quantile_s(99) * 1000 if pooled.n else 0.0
+    check = DesLoad(load=label, tps=round(tps, 2), p99_ms=round(p99, 3), p99_ci95_ms=ci,
+                    requests=pooled.n, replications=k + 1, background_lag_s=round(lag, 3),
+                    passed=ci[1] <= req.p99_ms and lag <= BACKGROUND_LAG_LIMIT_S)
+    c._des[key] = check
+    return check
+
+
+def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:
+    """95 % interval of the pooled p99 from the spread of the replications' p99s."""
+    p99 = pooled.quantile_s(99) * 1000 if pooled.n else 0.0
+    if len(p99s) < 2:
+        return (round(p99, 3), round(p99, 3))
+    half = T975[len(p99s) - 1] * statistics.stdev(p99s) / math.sqrt(len(p99s))
+    return (round(max(0.0, p99 - half), 3), round(p99 + half, 3))
+
+
+def _verify(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
+            measured: TxnIo | None) -> str | None:
+    """The event simulation's verdict at the headroom and the target load (the headroom load
+    first: it fails more often, and then the target load is not needed)."""
+    loads: list[DesLoad] = []
+    for label, tps in (("headroom", req.target_tps), ("target", req.tps)):
+        check = _des_load(c, catalog, req, replicas, tps, measured, label)
+        loads.append(check)
+        c.details["des_loads"] = tuple(loads)
+        if check.passed:
+            continue
+        lo, hi = check.p99_ci95_ms
+        if hi <= req.p99_ms:
+            return (f"{c.role} background work (page flushing, replication apply) falls "
+                    f"{check.background_lag_s:,.1f} s behind at {label} load {tps:,.0f} tps "
+                    "in the event simulation")
+        return (f"{c.role} p99 {check.p99_ms:,.2f} ms (95 % CI {lo:,.2f}-{hi:,.2f}) not "
+                f"within {req.p99_ms:g} ms at {label} load {tps:,.0f} tps in the event "
+                f"simulation ({check.requests:,} requests, {check.replications} replications)")
     return None
+
+
+def des_check(c: Candidate, req: MysqlSizeRequest) -> DesCheck | None:
+    """The candidate's event-simulation check as the result states it (None if not run)."""
+    loads: tuple[DesLoad, ...] = c.details.get("des_loads", ())
+    head = next((x for x in loads if x.load == "headroom"), None)
+    if head is None:
+        return None
+    knee: DesLoad | None = c.details.get("des_knee")
+    return DesCheck(des_p99_ms_at_headroom=head.p99_ms, des_requests=head.requests,
+                    passed=all(x.passed for x in loads) and len(loads) == 2,
+                    p99_ci95_ms_at_headroom=head.p99_ci95_ms, method=des_method(req),
+                    loads=loads + ((knee,) if knee is not None else ()))
+
+
+def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
+               measured: TxnIo | None, stats: dict[str, int]) -> bool:
+    """Whether the candidate passes the event simulation, verifying it on first ask (within the
+    sizing's bound of MAX_DES_CANDIDATES; past it, it does not pass and says so)."""
+    if c.stage == "verified" or not c.ok:
+        return c.ok
+    if stats["verified"] >= MAX_DES_CANDIDATES:
+        stats["unverified_at_bound"] = stats.get("unverified_at_bound", 0) + 1
+        c.ok, c.reason = False, (f"not verified: the search's bound of {MAX_DES_CANDIDATES} "
+                                 "candidates checked in the event simulation was reached")
+        return False
+    c.stage = "verified"
+    stats["verified"] += 1
+    c.reason = _verify(c, catalog, req, replicas, measured)
+    c.ok = c.reason is None
+    return c.ok
 
 
 def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: int, *,
@@ -247,7 +502,7 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
                                spec=key))
     cands.sort(key=lambda c: (round(c.monthly_usd, 2), c.layout.spec.count, c.spec))
     stats["considered"] += len(cands)
-    passing = verified = attempts = screened_after = 0
+    passing = verified = screened_after = 0
     for c in cands:
         # Enough survivors, and varied enough for the alternatives (one without RAID, more than
         # one instance family), or the screen has looked far enough past the first survivors.
@@ -268,16 +523,16 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
         if c.reason:
             continue
         # The cheapest survivors go through the event simulation until `verify` of them pass
-        # it (at most 4 attempts); later ones rank as alternatives on the analytic screen.
-        if verified < verify and attempts < 4:
-            c.stage = "verified"
-            stats["verified"] += 1
-            attempts += 1
-            c.reason = _verify(c, plan, req, replicas, measured)
-            if c.reason:
+        # it (within the sizing's bound, MAX_DES_CANDIDATES); later survivors are verified
+        # when an answer or an alternative needs them (`passes_des`): only verified servers
+        # are shown.
+        c.ok = True
+        if verified < verify:
+            if not passes_des(c, catalog, req, replicas, measured, stats):
+                if stats.get("unverified_at_bound"):
+                    break
                 continue
             verified += 1
-        c.ok = True
         passing += 1
     return cands
 
@@ -316,10 +571,21 @@ def _meets(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
 
 def _knee(req: MysqlSizeRequest, catalog: Catalog, master: Candidate, replica: Candidate | None,
           replicas: int, measured: TxnIo | None, *, des_check: bool) -> int:
+    """The deployment's knee: the lowest of its servers' (each server's SLO check is its own, so
+    a server heading several deployments is searched once)."""
     servers = [c for c in (master, replica) if c is not None]
+    return min(_server_knee(req, catalog, c, replicas, measured, des_check=des_check)
+               for c in servers)
+
+
+def _server_knee(req: MysqlSizeRequest, catalog: Catalog, c: Candidate, replicas: int,
+                 measured: TxnIo | None, *, des_check: bool) -> int:
+    key = (replicas, des_check)
+    if key in c._own_knees:
+        return c._own_knees[key]
 
     def ok(tps: float) -> bool:
-        return all(_meets(c, catalog, req, replicas, tps, measured) for c in servers)
+        return _meets(c, catalog, req, replicas, tps, measured)
 
     lo, hi = 0.0, max(req.tps, 1.0)
     while ok(hi) and hi < 1e8:
@@ -329,29 +595,33 @@ def _knee(req: MysqlSizeRequest, catalog: Catalog, master: Candidate, replica: C
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
         if hi - lo <= max(1.0, 0.005 * hi):
             break
-    if not des_check:
-        return math.floor(lo)
-    # The analytic knee can be optimistic in the tail: confirm it in the event simulation and
-    # step down until the DES agrees (never below the verified headroom load).
-    floor_tps = req.target_tps
-    tps = lo
-    for _ in range(6):
-        if tps <= floor_tps or _des_ok(req, catalog, servers, replicas, measured, tps):
-            break
-        tps = max(floor_tps, tps * 0.93)
-    return math.floor(tps)
+    knee = lo
+    if des_check:
+        knee = _des_knee(req, catalog, c, replicas, measured, lo)
+    c._own_knees[key] = math.floor(knee)
+    return c._own_knees[key]
+
+
+def _des_knee(req: MysqlSizeRequest, catalog: Catalog, c: Candidate, replicas: int,
+              measured: TxnIo | None, analytic: float) -> float:
+    """The analytic knee confirmed in the event simulation, stepped down 7 % at a time until the
+    DES agrees. The headroom load is the floor only for a server the DES verified there; one
+    that is unverified or failed there gets no DES knee above its analytic knee's confirmation."""
+    floor_tps = req.target_tps if c.stage == "verified" and c.ok else 0.0
+    if analytic <= floor_tps:
+        return analytic
+    tps = analytic
+    for _ in range(KNEE_STEPS):
+        if _des_ok(req, catalog, [c], replicas, measured, tps):
+            c.details["des_knee"] = _des_load(c, catalog, req, replicas, tps, measured, "knee")
+            return tps
+        tps *= KNEE_STEP
+        if tps <= floor_tps:
+            return floor_tps
+    return floor_tps
 
 
 def _des_ok(req: MysqlSizeRequest, catalog: Catalog, servers: list[Candidate], replicas: int,
             measured: TxnIo | None, tps: float) -> bool:
-    from advisor.sim.des import run_des
-
-    for c in servers:
-        server = server_for(req, c.layout, c.role, replicas, tps, measured)
-        raw = run_des(c.plan(catalog), server, duration_s=VERIFY_SECONDS, seed=req.seed,
-                      warmup_s=2.0)
-        if raw.request_latency["all"].quantile_s(99) * 1000 > req.p99_ms:
-            return False
-        if raw.background_lag_s > 1.0:
-            return False
-    return True
+    return all(_des_load(c, catalog, req, replicas, tps, measured, "knee").passed
+               for c in servers)
