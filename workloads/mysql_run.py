@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
@@ -14,6 +16,7 @@ from advisor.sim.des import RawLevel, run_des
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.sim.result import des_level
 from advisor.sim.results import Latency, LatencySummary
+from advisor.sim.source import Background, Requests
 from advisor.sim.stats import LatencyStats
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
 from workloads.results import (
@@ -35,6 +38,12 @@ ProgressFn = Callable[[int, float], None]
 ServerStats = dict[str, LatencyStats] | MixLevel
 BACKGROUND_LAG_LIMIT_S = 1.0
 CPU_LIMIT = 0.85
+# InnoDB's checkpoint-age rule (log0log: max_modified_age_sync = 15/16 of the redo capacity's
+# margin): past it, foreground threads flush pages themselves, i.e. writes wait for flushing.
+# workloads.mysql.derive_io already lets pages coalesce over 75 % of the redo log, so flushing
+# may fall (15/16 - 3/4) of the redo log behind before writes are held.
+SYNC_FLUSH_FRACTION = 15 / 16
+FLUSH_WINDOW_FRACTION = 0.75
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -65,7 +74,7 @@ def _io_for(layout: Layout, params: MysqlParams, measured: TxnIo | None) -> TxnI
     if measured is not None:
         return measured
     memory = layout.instance.memory_gib if layout.instance else 16.0
-    return derive_io(params, memory)
+    return derive_io(params, memory, layout.instance.vcpu if layout.instance else 2)
 
 
 def build_servers(dep: Deployment, params: MysqlParams,
@@ -81,19 +90,26 @@ def cpu_utilisation(server: MysqlServer, layout: Layout) -> float:
     p = server.params
     vcpu = layout.instance.vcpu if layout.instance else 2
     reads = server.rate_tps * server.read_share
-    writes = server.rate_tps * (1 - server.read_share) + server.write_apply_tps
-    return (reads * p.cpu_ms_read + writes * p.cpu_ms_write) / 1000 / vcpu
+    writes = server.rate_tps * (1 - server.read_share)
+    return (reads * p.cpu_ms_read + writes * p.cpu_ms_write
+            + server.write_apply_tps * p.cpu_ms_apply) / 1000 / vcpu
 
 
 def apply_capacity_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None) -> float:
-    """Write transactions/s the replica's SQL thread(s) can apply, one after another."""
+    """Read-write transactions/s the replica's applier can apply. One worker applies one
+    transaction after another (its page reads, CPU and commit); `replica_workers` workers overlap
+    all but the dependent share of the work (Amdahl: speed-up 1 / (d + (1 - d) / workers))."""
     p, io = server.params, server.io
     prof = plan.profile
     read_s = (read_ms / 1000) if read_ms else prof.read.median_ms / 1000
     commit_s = ((prof.write.median_ms + prof.flush_ms) / 1000 if p.flush_log_at_trx_commit == 1
                 else 0)
-    per_txn = io.write_page_reads * read_s + commit_s + p.cpu_ms_write / 1000
-    return p.replica_workers / max(per_txn, 1e-9)
+    w = p.shape.write_txn
+    commits = max(1, w.commits) if w is not None else 1
+    per_txn = io.apply_reads * read_s + commits * commit_s + p.cpu_ms_apply / 1000
+    d = p.replica_dependency
+    speedup = 1 / (d + (1 - d) / p.workers)
+    return speedup / max(per_txn, 1e-9)
 
 
 def _fsync_note(server: MysqlServer, plan: SimPlan) -> str | None:
@@ -112,23 +128,69 @@ def _fsync_note(server: MysqlServer, plan: SimPlan) -> str | None:
             "commits")
 
 
+def flush_throttle_lag_s(server: MysqlServer, layout: Layout) -> float:
+    """How far (s) page flushing may fall behind the master's writes before they are held: the
+    redo log between the flushing window and InnoDB's sync-flush point, at the redo rate."""
+    p = server.params
+    redo_per_s = server.io.redo_bytes * p.write_tps
+    if server.role != "master" or redo_per_s <= 0:
+        return 0.0
+    redo_mib = server.io.redo_log_mib or p.redo_mib(layout.instance.vcpu if layout.instance
+                                                    else 2)
+    return (SYNC_FLUSH_FRACTION - FLUSH_WINDOW_FRACTION) * redo_mib * 2**20 / redo_per_s
+
+
+@dataclass(slots=True)
+class ClosedLoop:
+    """A server's transactions run by `concurrency` client threads, each starting its next
+    transaction when the last one commits (sysbench --threads): no arrival times."""
+
+    server: MysqlServer
+    concurrency: int
+    open_rate: float | None = None
+
+    def requests(self, rng: np.random.Generator, count: int, t0: float) -> Requests:
+        batch = self.server.requests(rng, count, t0)
+        batch.sched = np.full(len(batch), -1.0)
+        return batch
+
+    def background(self, rng: np.random.Generator, t0: float, t1: float) -> Background:
+        return self.server.background(rng, t0, t1)
+
+
 def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine: str,
                   duration_s: float, seed: int, warmup_s: float,
-                  progress: Callable[[float], None] | None) -> tuple[ServerLevel, ServerStats]:
-    load = {"tps": round(server.rate_tps, 3)}
+                  progress: Callable[[float], None] | None,
+                  threads: int | None = None) -> tuple[ServerLevel, ServerStats]:
+    """One server's level: open loop at its offered rate, or closed loop with `threads` clients.
+    On the master, page flushing follows the transactions it runs, and writes are held when it
+    falls behind (checkpoint age): past saturation throughput plateaus rather than collapses."""
+    load: dict[str, float] = {"tps": round(server.rate_tps, 3)}
+    if threads:
+        load["threads"] = threads
     stats: ServerStats
     if engine == "des":
-        raw: RawLevel = run_des(plan, server, duration_s=duration_s, seed=seed,
-                                warmup_s=warmup_s, progress=progress)
-        level = des_level(plan, raw, load=load, queue_depth=None)
-        achieved = round(raw.completed / (duration_s - warmup_s), 3)
+        # Page flushes follow the transactions run. On a replica the applier's work (a stream
+        # fed by the master) is coupled to the reads as well: past saturation the device serves
+        # both in proportion instead of one open-loop stream taking all of it.
+        source = ClosedLoop(server, threads) if threads else server
+        raw: RawLevel = run_des(plan, source, duration_s=duration_s, seed=seed,
+                                warmup_s=warmup_s, progress=progress,
+                                couple_background=True,
+                                throttle_lag_s=flush_throttle_lag_s(server, layout),
+                                closed_rate=server.rate_tps if threads else 0.0)
+        level = des_level(plan, raw, load=load, queue_depth=threads)
+        # Throughput: transactions finished in the window, whenever they arrived (past
+        # saturation the ones that arrived after the warm-up may all still be queued).
+        achieved = round(raw.finished_in_window / (duration_s - warmup_s), 3)
         unfinished: int | None = raw.request_latency["all"].n - raw.completed
         stats = raw.request_latency
         read_ms = raw.io_latency["read"].mean_s * 1000 if raw.io_latency["read"].n else None
     else:
         mix = build_mix(plan, server.request_classes(), server.background_specs())
         stats = mix_level(plan, mix, duration_s=duration_s, load=load,
-                          open_rate=server.rate_tps, concurrency=server.concurrency)
+                          open_rate=None if threads else server.rate_tps,
+                          concurrency=threads or server.concurrency)
         level, achieved, unfinished = stats.level, stats.achieved_tps, None
         read_ms = None
     replication = None
@@ -189,21 +251,36 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
                    tps_levels: list[float] | None = None, duration_s: float = 60.0,
                    engine: str = "auto", seed: int = 1, warmup_s: float = 5.0,
                    p99_ms: float = 10.0, measured: TxnIo | None = None,
-                   progress: ProgressFn | None = None) -> MysqlSimResult:
-    """Simulate the deployment at each offered TPS; the knee is the highest that meets the SLO."""
+                   progress: ProgressFn | None = None,
+                   threads_levels: list[int] | None = None) -> MysqlSimResult:
+    """Simulate the deployment at each offered TPS (open loop: Poisson arrivals), or with each
+    number of client threads in `threads_levels` (closed loop); the knee is the highest level
+    that meets the SLO."""
     if warmup_s >= duration_s:
         warmup_s = 0.0
     _check_fits(dep, params)
-    levels_tps = tps_levels or [params.tps]
+    split: list[list[int] | None] = []
+    thread_counts = threads_levels or []
+    if threads_levels:
+        levels_tps = []
+        for n in threads_levels:
+            tps, per_server = thread_split(dep, catalog, params, n, measured)
+            levels_tps.append(tps)
+            split.append(per_server)
+    else:
+        levels_tps = tps_levels or [params.tps]
+        split = [None for _ in levels_tps]
     plans: dict[str, SimPlan] = {}
     out_levels: list[MysqlLevel] = []
     for i, tps in enumerate(levels_tps):
         p = replace(params, tps=tps)
-        parts = []
+        parts: list[tuple[ServerLevel, ServerStats]] = []
         srv = build_servers(dep, p, measured)
         use = engine if engine != "auto" else ("des" if tps * duration_s <= 3_000_000 else
                                                "analytic")
         for j, server in enumerate(srv):
+            if j > 0 and p.replicas:
+                server = _applying(dep, p, measured, server, parts[0][0])
             layout = _server_layout(dep, server.role)
             key = str(layout.spec)
             if key not in plans:  # compiled once per layout, not once per load level
@@ -213,9 +290,11 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
             def tick(frac: float, i: int = i, j: int = j, n: int = len(srv)) -> None:
                 if progress is not None:
                     progress(i, (j + frac) / n)
+            shares = split[i]
             parts.append(_server_level(server, layout, plan, engine=use, duration_s=duration_s,
                                        seed=seed + 7919 * i + j, warmup_s=warmup_s,
-                                       progress=tick))
+                                       progress=tick,
+                                       threads=shares[j] if shares else None))
         server_levels = [lvl for lvl, _ in parts]
         latency = _combined(parts)
         reasons = _verdict(server_levels, latency.transaction.p99, p99_ms)
@@ -223,7 +302,9 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
         # differently.
         achieved = sum(float(s.achieved_tps) for s in server_levels)
         out_levels.append(MysqlLevel(
-            load={"tps": tps}, offered_tps=tps, achieved_tps=round(achieved, 2),
+            load={"tps": tps} if split[i] is None else {"threads": thread_counts[i],
+                                                         "tps": round(tps, 1)},
+            offered_tps=tps, achieved_tps=round(achieved, 2),
             latency_ms=latency, servers=tuple(server_levels), meets_slo=not reasons,
             reasons=tuple(reasons), engine="des" if use == "des" else "analytic",
             bottleneck="; ".join(f"{s.role}: {s.bottleneck}" for s in server_levels[:2])))
@@ -277,9 +358,49 @@ def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, thre
     return round((lo + hi) / 2, 2)
 
 
+def _applying(dep: Deployment, params: MysqlParams, measured: TxnIo | None,
+              replica: MysqlServer, master: ServerLevel) -> MysqlServer:
+    """The replica as it is fed: it applies the writes the master committed. Past the master's
+    saturation that is fewer than were offered to it."""
+    committed = float(master.achieved_tps)
+    if committed >= 0.99 * params.write_tps:
+        return replica
+    fed = replace(params, tps=max(committed, 1e-6) * (1 + params.reads_per_write))
+    fresh = build_servers(dep, fed, measured)[1]
+    return replace(fresh, rate_tps=replica.rate_tps, read_share=replica.read_share)
+
+
+def thread_split(dep: Deployment, catalog: Catalog, params: MysqlParams, threads: int,
+                 measured: TxnIo | None = None) -> tuple[float, list[int]]:
+    """The closed loop's rate (`tps_for_threads`) and how its `threads` spread over the servers:
+    each server holds its share of the transactions in flight (its rate x its mean latency, on
+    the analytic engine), at least one thread each."""
+    tps = tps_for_threads(dep, catalog, params, threads, measured)
+    r = simulate_mysql(dep, catalog, replace(params, tps=tps), tps_levels=[tps],
+                       duration_s=600.0, engine="analytic", measured=measured, warmup_s=0.0)
+    in_flight = [float(s.offered_tps) * (s.latency_ms.transaction.mean or 0.0) / 1000
+                 for s in r.levels[0].servers]
+    total = sum(in_flight)
+    if total <= 0:
+        return tps, [max(1, threads // len(in_flight))] * len(in_flight)
+    return tps, [max(1, round(threads * x / total)) for x in in_flight]
+
+
 def _knee(levels: list[MysqlLevel], passing: list[float], p99_ms: float) -> Knee:
     """The SLO knee (highest level meeting it) and the saturation point of the curve (the
-    highest level whose achieved rate still follows the offered one)."""
+    highest level whose achieved rate still follows the offered one; with client threads, the
+    first level whose throughput is within 5 % of the plateau)."""
+    slo = (f"highest load meeting p99 <= {p99_ms:g} ms: {max(passing):,.0f} tps" if passing
+           else f"no level meets p99 <= {p99_ms:g} ms")
+    if "threads" in levels[0].load:
+        top = max(lv.achieved_tps for lv in levels)
+        first = next(lv for lv in levels if lv.achieved_tps >= 0.95 * top)
+        at = first.load["threads"]
+        sat_text = (f"throughput plateaus at {top:,.0f} tps from {at:,.0f} threads (more threads "
+                    "add latency, not throughput)" if first is not levels[-1] else
+                    f"throughput still grows at {at:,.0f} threads ({top:,.0f} tps)")
+        return Knee(tps=max(passing) if passing else None, saturation_tps=first.achieved_tps,
+                    text=f"{slo}; {sat_text}")
     following = [lv.offered_tps for lv in levels if lv.achieved_tps >= 0.95 * lv.offered_tps]
     beyond = [lv.offered_tps for lv in levels if lv.achieved_tps < 0.95 * lv.offered_tps]
     sat = max(following) if following else None
@@ -291,7 +412,5 @@ def _knee(levels: list[MysqlLevel], passing: list[float], p99_ms: float) -> Knee
                    f"{levels[0].achieved_tps:,.0f})"
     else:
         sat_text = f"throughput follows the load at every level (up to {sat:,.0f} tps)"
-    slo = (f"highest load meeting p99 <= {p99_ms:g} ms: {max(passing):,.0f} tps" if passing
-           else f"no level meets p99 <= {p99_ms:g} ms")
     return Knee(tps=max(passing) if passing else None, saturation_tps=sat,
                 text=f"{slo}; {sat_text}")

@@ -29,7 +29,7 @@ def run_mysql(layout: Layout, cat: Catalog, *, params: Any, replica_layout: Layo
     """Simulate `params` (workloads.mysql.MysqlParams) on the deployment, at its tps or along
     the ramp."""
     from advisor.sim.run import parse_ramp
-    from workloads.mysql_run import Deployment, simulate_mysql, tps_for_threads
+    from workloads.mysql_run import Deployment, simulate_mysql
 
     tps = params.tps
     dep = Deployment(master=layout, replica=replica_layout)
@@ -39,18 +39,19 @@ def run_mysql(layout: Layout, cat: Catalog, *, params: Any, replica_layout: Layo
         r = parse_ramp(ramp, ("tps", "threads"))
         if r.key == "threads":
             threads = [int(v) for v in r.values]
-            levels = [tps_for_threads(dep, cat, params, n, measured) for n in threads]
         else:
             levels = list(r.values)
     result = simulate_mysql(dep, cat, params, tps_levels=levels, duration_s=duration,
                             engine=engine, seed=seed, p99_ms=p99_ms, measured=measured,
-                            progress=progress)
+                            progress=progress, threads_levels=threads)
     if threads:
         result = replace(
-            result, levels=tuple(replace(lv, load={"threads": n, "tps": round(lv.offered_tps, 1)})
-                                 for lv, n in zip(result.levels, threads, strict=True)),
-            closed_loop_note="threads: each level's rate solves threads = tps x mean "
-                             "transaction latency (Little's law) on the analytic engine")
+            result,
+            closed_loop_note="threads: a closed loop, each client thread starting its next "
+                             "transaction when the last one commits; the threads are spread "
+                             "over the servers by their share of transactions in flight, and "
+                             "the level's tps is the rate Little's law predicts on the analytic "
+                             "engine (achieved is what the run measured)")
     return result
 
 

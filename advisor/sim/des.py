@@ -41,6 +41,10 @@ class RawLevel:
     tracked: list[int]
     seed: int
     completed: int = 0  # requests started after the warm-up that finished within the run
+    # Requests that finished inside the window [warm-up, end], whenever they arrived: the
+    # throughput past saturation, where requests arriving after the warm-up may all still be
+    # queued at the end.
+    finished_in_window: int = 0
     # Time-average number of requests in flight over the window, from the kernel's own start and
     # end times (not from the latency statistics): what Little's law L = lambda W is checked on.
     mean_in_flight: float = 0.0
@@ -56,10 +60,21 @@ def _random_block(rng: np.random.Generator, k: int, f: int) -> tuple[NDArray[np.
 
 def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: int,
             warmup_s: float = 0.0, chunk: int = DEFAULT_CHUNK,
-            progress: Progress | None = None, slice_s: float = 0.0) -> RawLevel:
-    """Simulate `source` on `plan` for `duration_s` simulated seconds."""
+            progress: Progress | None = None, slice_s: float = 0.0,
+            couple_background: bool = False, throttle_lag_s: float = 0.0,
+            closed_rate: float = 0.0) -> RawLevel:
+    """Simulate `source` on `plan` for `duration_s` simulated seconds.
+
+    `couple_background`: the source's background stream is work its foreground generates (page
+    flushes of the transactions run): a background I/O due at s is released once as many
+    requests have run as had arrived by s (each as late as the foreground runs behind), so past
+    saturation it follows the transactions run, not those offered. `throttle_lag_s` (> 0): a
+    write request does not start, nor issue its next I/O, while background work already issued
+    would finish more than this after now (flushing that far behind holds foreground writes).
+    `closed_rate`: for a coupled closed loop, the request rate the background stream was
+    generated for."""
     # The compiled kernel (numba) loads when a simulation runs, not when this module is imported.
-    from advisor.sim.kernel import run_chunk, run_events
+    from advisor.sim.kernel import BG_CTL_SIZE, run_chunk, run_events
 
     rng = np.random.default_rng(seed)
     f = plan.members + 1
@@ -82,7 +97,13 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     tl_counts = np.zeros(nbins, dtype=np.int64)
     tl_bytes = np.zeros(nbins)
 
-    bg: Background = source.background(rng, 0.0, duration_s)
+    # A coupled closed loop may run ahead of the rate its background was generated for.
+    bg_end = duration_s * (1.5 if couple_background and closed_rate > 0 else 1.0)
+    bg: Background = source.background(rng, 0.0, bg_end)
+    bg_ctl = np.zeros(BG_CTL_SIZE)
+    bg_ctl[2] = 0.0 if source.open_rate else closed_rate
+    bg_ctl[0] = 1.0 if couple_background and (source.open_rate or closed_rate > 0) else 0.0
+    bg_ctl[1] = max(0.0, throttle_lag_s)
     bzu = _random_block(rng, len(bg), f)
     bg_issue = np.zeros(len(bg))
     bg_done = np.zeros(len(bg))
@@ -97,6 +118,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     slices = [LatencyStats() for _ in range(n_slices)]
     t_sched = 0.0
     completed = 0
+    in_window = 0
     finished = False
     while not finished:
         reqs = source.requests(rng, chunk, t_sched)
@@ -116,7 +138,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
             plan.raid, plan.members, plan.chunk_bytes, plan.chain, limi, limf, devf, devm,
             lims, mems, source.concurrency if multi else heap, log_state, duration_s, warmup_s,
             dt, track, tl_bal,
-            out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight)
+            out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight, reqs.kind,
+            bg_ctl)
         finished = ran < len(reqs)
         if multi:  # the event kernel drains every admitted request; keep time moving forward
             heap[:] = float(out_end[:ran].max()) if ran else heap
@@ -124,6 +147,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         keep = out_start[:ran] >= warmup_s
         lat = (out_end[:ran] - out_start[:ran])[keep]
         completed += int((out_end[:ran][keep] <= duration_s).sum())
+        in_window += int(((out_end[:ran] >= warmup_s) & (out_end[:ran] <= duration_s)).sum())
         kind = reqs.kind[:ran][keep]
         req_stats["all"].add(lat)
         req_stats["read"].add(lat[kind == 0])
@@ -168,7 +192,9 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     nbytes["total"] = nbytes["read"] + nbytes["write"]
     bg_stats = LatencyStats()
     bg_stats.add(bg_done[:nbg] - bg_issue[:nbg])
-    lag = float(np.max(bg_done[:nbg] - bg.sched[:nbg])) if nbg else 0.0
+    # Late against when it was released (its due time, moved by the foreground's admission delay
+    # when coupled).
+    lag = float(np.max(bg_done[:nbg] - bg_issue[:nbg])) if nbg else 0.0
     # Balance at the end, as of the end of the run.
     bal_end = np.minimum(plan.lim_cap, lims[:, 1] + plan.lim_earn * (duration_s - lims[:, 2]))
     return RawLevel(duration_s=duration_s, warmup_s=warmup_s, requests=counts, bytes=nbytes,
@@ -179,6 +205,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
                     timeline_counts=tl_counts, timeline_bytes=tl_bytes,
                     timeline_buckets=_ffill(tl_bal, plan, tracked), tracked=tracked, seed=seed,
                     slices=slices, slice_s=slice_s, completed=completed,
+                    finished_in_window=in_window,
                     mean_in_flight=float(in_flight[0]) / (duration_s - warmup_s))
 
 

@@ -241,19 +241,87 @@ def _submit(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, l
     return done
 
 
+# Background control, bg_ctl (floats):
+#   [0] couple: 1 = the background stream is work the foreground generates (page flushes of the
+#       transactions run): a background I/O due at s is released when the foreground's progress
+#       reaches s, not at s (past saturation it follows the transactions run, not those offered);
+#   [1] throttle lag (s): > 0 = a write request (kind 1) does not start, nor (event kernel)
+#       issue its next I/O, while background work already issued would finish more than this
+#       after now (InnoDB's checkpoint-age rule: when page flushing falls that far behind,
+#       foreground writes wait for it);
+#   [2] a closed loop's nominal rate (requests/s; 0 = open loop);
+#   [3] requests run (closed loop); [4] the foreground's progress anchor: open loop, the arrival
+#       time of the first request not yet run (counting n finished in the event kernel, n
+#       started in run_chunk; +inf when none is waiting), closed loop n / rate;
+#   [5] latest finish of issued background work.
+# Open loop, the background may run up to BG_SLACK_S ahead of the foreground's progress (InnoDB's
+# page cleaner works in batches about once a second): below saturation, where the oldest request
+# in the system is far younger than that, the stream runs on its own schedule, unchanged.
+BG_CTL_SIZE = 6
+BG_SLACK_S = 1.0
+
+
 @njit(cache=True, nogil=True)
 def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,  # type: ignore[no-untyped-def]
                       bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf, devm,
-                      mems, tmp):
-    """Issue every background I/O due at or before `t`, in time order."""
+                      mems, tmp, bg_ctl):
+    """Issue every background I/O due at or before `t`, in time order; when coupled, every one
+    due at or before the foreground's progress, each as late as the foreground runs behind its
+    own schedule (so they keep their spacing instead of leaving in bursts)."""
     nbg = bg_sched.shape[0]
-    while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= t:
+    due = _bg_progress(t, bg_ctl)
+    behind = t - due
+    while bg_pos[0] < nbg and bg_sched[bg_pos[0]] <= due:
         b = bg_pos[0]
-        bt = bg_sched[b]
+        bt = bg_sched[b] + behind
+        if bt < 0.0:
+            bt = 0.0
         bg_issue[b] = bt
-        bg_done[b] = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z, bg_u, bg_v, b,
-                             raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+        d = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z, bg_u, bg_v, b,
+                    raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+        bg_done[b] = d
+        if d > bg_ctl[5]:
+            bg_ctl[5] = d
         bg_pos[0] += 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bg_progress(t, bg_ctl):  # type: ignore[no-untyped-def]
+    """Background due up to this time at `t` (its own schedule when not coupled)."""
+    if bg_ctl[0] <= 0.0:
+        return t
+    if bg_ctl[2] > 0.0:
+        return bg_ctl[4]
+    ahead = bg_ctl[4] + BG_SLACK_S
+    return ahead if ahead < t else t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bg_due(t, bg_sched, bg_pos, bg_ctl):  # type: ignore[no-untyped-def]
+    """Whether a background I/O is due (the common case is none, and the drain is not free)."""
+    if bg_pos[0] >= bg_sched.shape[0]:
+        return False
+    return bg_sched[bg_pos[0]] <= _bg_progress(t, bg_ctl)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _progressed(next_arrival, bg_ctl):  # type: ignore[no-untyped-def]
+    """One more foreground request run; `next_arrival`: when the next one not yet run arrived."""
+    if bg_ctl[2] > 0.0:
+        bg_ctl[3] += 1.0
+        bg_ctl[4] = bg_ctl[3] / bg_ctl[2]
+    else:
+        bg_ctl[4] = next_arrival
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _throttled(t, kind, bg_ctl):  # type: ignore[no-untyped-def]
+    """Earliest admission of a request of `kind` at `t` under the checkpoint-age rule."""
+    if kind == 1 and bg_ctl[1] > 0.0:
+        hold = bg_ctl[5] - bg_ctl[1]
+        if hold > t:
+            return hold
+    return t
 
 
 @njit(cache=True, nogil=True)
@@ -308,7 +376,8 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
               bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
               raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
               heap, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
-              out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight):
+              out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight,
+              req_kind, bg_ctl):
     """Run requests in order until one would start at or after `t_end`; returns how many ran.
 
     A request starts at max(free slot, intended start) and runs its I/Os one after another;
@@ -326,10 +395,16 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
             return i
         # Background I/Os due before this request starts (checked here: the common case is
         # none, and the call is not free).
-        if bg_pos[0] < bg_sched.shape[0] and bg_sched[bg_pos[0]] <= t:
+        if bg_ctl[0] > 0.0:
+            _progressed(req_sched[i + 1] if i + 1 < nreq else np.inf, bg_ctl)
+        if _bg_due(t, bg_sched, bg_pos, bg_ctl):
             _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
                               bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
-                              devm, mems, tmp)
+                              devm, mems, tmp, bg_ctl)
+        if bg_ctl[1] > 0.0:
+            t = _throttled(t, req_kind[i], bg_ctl)
+            if t >= t_end:
+                return i
         intended = sched if sched >= 0.0 else t
         out_start[i] = intended
         cur = t
@@ -391,7 +466,8 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
                bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
                raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
                slots, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
-               out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight):
+               out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight,
+               req_kind, bg_ctl):
     """Open-loop multi-I/O requests (transactions) as true events: every I/O of every request is
     issued in time order, so limits see the real interleaving. At most `slots` requests are in
     flight (connections); the others wait in arrival order. Runs until every request that
@@ -405,6 +481,9 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
     er = np.zeros(cap, dtype=np.int64)
     ek = np.zeros(cap, dtype=np.int64)
     size = 0
+    done_n = 0  # requests finished
+    if bg_ctl[0] > 0.0 and bg_ctl[2] <= 0.0 and nreq > 0:
+        bg_ctl[4] = req_sched[0]
     nxt = 0  # next request to admit
     inflight = 0
     now = 0.0
@@ -414,16 +493,18 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
         if nxt < nreq and inflight < slots:
             a = req_sched[nxt]
             t_adm = a if a > now else now
-            if a >= t_end:
+            if bg_ctl[1] > 0.0:
+                t_adm = _throttled(t_adm, req_kind[nxt], bg_ctl)
+            if a >= t_end or t_adm >= t_end:
                 t_adm = np.inf
         t_ev = et[0] if size > 0 else np.inf
         if t_adm == np.inf and t_ev == np.inf:
             break
         t = t_adm if t_adm <= t_ev else t_ev
-        if bg_pos[0] < bg_sched.shape[0] and bg_sched[bg_pos[0]] <= t:
+        if _bg_due(t, bg_sched, bg_pos, bg_ctl):
             _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
                               bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
-                              devm, mems, tmp)
+                              devm, mems, tmp, bg_ctl)
         now = t
         if t_adm <= t_ev:
             i = nxt
@@ -440,7 +521,15 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             out_end[i] = t
             _add_in_flight(in_flight, req_sched[i], t, t_warm, t_end)
             inflight -= 1
+            done_n += 1
+            if bg_ctl[0] > 0.0:  # requests are admitted in arrival order
+                _progressed(req_sched[done_n] if done_n < nreq else np.inf, bg_ctl)
             continue
+        if bg_ctl[1] > 0.0:  # a write's next I/O waits while flushing is too far behind
+            hold = _throttled(t, req_kind[i], bg_ctl)
+            if hold > t:
+                size = _ev_push(et, er, ek, size, hold, i, k)
+                continue
         op = io_op[k]
         io_issue[k] = t
         if op == 2:
