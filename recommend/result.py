@@ -63,7 +63,7 @@ class Bottleneck:
 def bottleneck_text(items: Sequence[Bottleneck]) -> str:
     """The one wording of bottlenecks: `master: LIMIT 14 % busy at headroom load; replica: ...`;
     busy is of the sustained baseline, and burst credits carrying a limit above it are named
-    apart."""
+    apart (no `;` inside one server's words: reports split on it)."""
     parts = []
     for b in items:
         u = b.utilisation_sustained if b.utilisation_sustained is not None else b.utilisation
@@ -71,7 +71,7 @@ def bottleneck_text(items: Sequence[Bottleneck]) -> str:
         if b.burst is not None:
             credits = "its credits" if b.burst.credits == b.limit else f"{b.burst.credits} credits"
             busy = (f" {u:.0%} of its sustained baseline, carried by burst "
-                    f"({b.burst.utilisation_burst:.0%} of the burst rate; {credits} never below "
+                    f"({b.burst.utilisation_burst:.0%} of the burst rate, {credits} never below "
                     f"{b.burst.lowest_balance:.0%} in a {b.burst.peak_hours:g}-h daily peak with "
                     f"{b.burst.off_peak:.0%} of its load off-peak)")
         elif u is not None and b.utilisation is not None and abs(u - b.utilisation) > 5e-3:
@@ -240,6 +240,7 @@ class MysqlSizeResult(_SizeResult):
     alternatives: tuple[MysqlDeployment, ...]
     workload_shape: tuple[str, ...] = ()  # what one transaction is, in words
     io_model: tuple[RoleModel, ...] = ()  # the recommendation's I/O model per role (--explain)
+    io_profile: str = "model"  # "model", or the measured profile used (--io-profile): its source
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
