@@ -269,6 +269,7 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         model_version=MODEL_VERSION, advisor_version=__version__,
         catalog_version=catalog.catalog_version,
         workload_shape=tuple(req.params(replicas=best.replicas, tps=req.tps).shape_lines()),
+        io_profile=measured.source if measured is not None else "model",
         io_model=io_models(best.master, best.replica if best.replicas else None, req, catalog,
                            best.replicas, measured))
 

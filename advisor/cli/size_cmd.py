@@ -94,6 +94,8 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
                       f"{slo['durability']}")
         for line in getattr(r, "workload_shape", ()):
             console.print(f"  · {line}")
+        if getattr(r, "io_profile", "model") != "model":
+            console.print(f"  · I/O per transaction from a measured profile: {r.io_profile}")
     table = Table(title="Recommendation", title_justify="left", show_header=False)
     table.add_column("what", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")

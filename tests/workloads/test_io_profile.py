@@ -109,3 +109,24 @@ def test_not_json_and_missing_file(tmp_path: Path) -> None:
         load_io_profile(path)
     with pytest.raises(InvalidInput, match=r"nothing\.json: io profile not found$"):
         load_io_profile(tmp_path / "nothing.json")
+
+
+def test_size_with_a_measured_profile_says_so(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """`size --io-profile` sizes from the measured profile and the result records which one."""
+    from tests.cli_helpers import run
+
+    master = {"Innodb_buffer_pool_reads": 2000, "Innodb_buffer_pool_read_requests": 50_000,
+              "Innodb_pages_written": 5000, "Innodb_os_log_written": 1_600_000,
+              "Binlog_bytes_written": 1_500_000, "Binlog_group_commits": 900}
+    replica = {"Innodb_buffer_pool_reads": 3000, "Innodb_buffer_pool_read_requests": 9_000}
+    profile = derive_io_profile(level(master, replica), INFO, replicas=1)
+    assert profile is not None
+    path = tmp_path / "io.json"
+    save_io_profile(profile, path)
+    code, out, err = run(capsys, "size", "--tps", "627", "--reads", "3.25", "--io-profile",
+                         str(path), "--format", "json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["io_profile"].startswith("measured: MariaDB 10.11.19")
+    assert all(m["access"] == result["io_profile"] for m in result["io_model"])

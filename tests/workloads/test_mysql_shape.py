@@ -45,7 +45,8 @@ def test_the_default_preset_is_the_original_model() -> None:
     """point-rw: a read is one point select, a write changes 4 rows in one commit."""
     p = PRESETS["point-rw"]
     assert p.read_txn == TxnShape(point_selects=1)
-    assert p.write_txn is not None and p.write_txn.write_statements == 4
+    assert p.write_txn is not None
+    assert p.write_txn.write_statements == 4
     assert (p.reads, p.skew) == (3.25, "uniform")
 
 
@@ -116,7 +117,8 @@ def test_more_skew_means_fewer_misses() -> None:
 
     r = [reads(s) for s in ("uniform", "zipf:0.6", "hot:10%:90%", "zipf:0.99")]
     assert r == sorted(r, reverse=True), r
-    assert r[0] > 0.9 and r[-1] < 0.5 * r[0]
+    assert r[0] > 0.9
+    assert r[-1] < 0.5 * r[0]
 
 
 # -- the buffer pool ----------------------------------------------------------------------------
@@ -179,7 +181,8 @@ def test_a_flush_rate_above_io_capacity_max_is_stated() -> None:
     p = MysqlParams(tps=20_000, data_gb=500, io_capacity=100, io_capacity_max=200)
     io = derive_io(p, 16.0)
     assert io.flush_pages_per_s > 200
-    assert io.notes and io.notes[0].startswith("page flushing needs")
+    assert io.notes
+    assert io.notes[0].startswith("page flushing needs")
 
 
 def test_server_defaults_differ_where_the_servers_do() -> None:
