@@ -37,7 +37,7 @@ from workloads.mysql import TxnIo
 from workloads.mysql_run import apply_capacity_tps
 
 Progress = Callable[[int, float], None]  # (step, fraction done)
-PAIRED = 6  # deployments pair each role's cheapest screen survivors, this many of each
+PAIRED = 4  # deployments pair each role's cheapest screen survivors, this many of each
 
 
 @dataclass(slots=True)
