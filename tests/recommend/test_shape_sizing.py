@@ -1,0 +1,53 @@
+"""Sizing states what a transaction is, and the shape moves the answer (issue 10, Must show)."""
+
+from typing import Any
+
+import pytest
+
+from advisor.userfiles import CATALOG_ENV
+from tests.recommend.test_size_cli import run_json
+
+
+@pytest.fixture(autouse=True)
+def _shipped_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CATALOG_ENV, raising=False)
+
+
+@pytest.fixture(scope="module")
+def default() -> dict[str, Any]:
+    return run_json("size", "--tps", "627", "--reads", "3.25", "--format", "json")
+
+
+def test_the_answer_states_what_a_transaction_is(default: dict[str, Any]) -> None:
+    shape = default["workload_shape"]
+    assert shape[0].startswith("workload shape point-rw: 190-byte rows, 1 secondary index")
+    assert "read-only transaction = 1 point select" in shape
+    assert ("read-write transaction = 1 update of an indexed column + 1 update + 1 delete + "
+            "1 insert in BEGIN/COMMIT") in shape
+    assert default["request"]["preset"] == "point-rw"
+
+
+def test_explain_gives_each_role_its_buffer_pool_and_miss_ratio(
+        default: dict[str, Any]) -> None:
+    """The I/O model of the recommendation per role: c5.large's 4 GiB of RAM gives a 2 GiB
+    pool (innodb_dedicated_server), which misses most of 100 GiB of uniform data."""
+    roles = {m["role"]: m for m in default["io_model"]}
+    assert set(roles) == {"master", "replica"}
+    for m in roles.values():
+        assert m["buffer_pool_gib"] > 0
+        assert 0 < m["miss_ratio"] < 1
+        assert m["page_reads_per_read_txn"] > 0
+        assert m["fsyncs_per_commit"] >= 1
+        assert m["group_commit_factor"] >= 1
+        assert m["binding"]
+    assert roles["replica"]["apply_capacity_tps"] > 147.5  # applies every write, with room
+
+
+@pytest.mark.slow
+def test_sysbench_oltp_rw_costs_more_than_the_default_shape(default: dict[str, Any]) -> None:
+    """627 sysbench oltp_read_write transactions (18 statements each, all on the master) need
+    more than 627 of the default shape (3.25 single point selects per 4-row write)."""
+    sb = run_json("size", "--tps", "627", "--preset", "sysbench-oltp-rw", "--format", "json")
+    assert sb["recommendation"]["monthly_usd"] > default["recommendation"]["monthly_usd"]
+    assert any("10 point selects + 4 range selects x 100 rows" in line
+               for line in sb["workload_shape"])
