@@ -239,6 +239,11 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         if not closest:
             closest = sorted(pool, key=lambda c: c.monthly_usd)[:5]
         lines = [f"{c.spec} (${c.monthly_usd:,.2f}/month): {c.reason}" for c in closest]
+        if stats.get("unverified_at_bound"):
+            lines.insert(0, f"the event simulation checked {stats['verified']} candidates (the "
+                         f"search's bound, {MAX_DES_CANDIDATES}) without verifying a whole "
+                         f"deployment; {stats['unverified_at_bound']} more passed the analytic "
+                         "screen and were left unverified")
         if over:
             cheapest = min(d.monthly_usd for d in over)
             lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "

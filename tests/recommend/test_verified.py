@@ -171,3 +171,17 @@ def test_the_answer_re_simulated_for_120_s_meets_5_ms(extra: tuple[str, ...]) ->
             level = sim["levels"][0]
             assert level["meets_slo"], (tps, seed, level["reasons"])
             assert level["latency_ms"]["transaction"]["p99"] <= 5
+
+
+def test_at_the_verification_bound_the_search_says_so_and_shows_nothing_unverified(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With room for one DES check, the master takes it; the replica cannot be verified, so
+    there is no answer, and the refusal names the bound instead of showing an unverified
+    deployment."""
+    from advisor.errors import InfeasibleSlo
+    from recommend import size
+
+    monkeypatch.setattr(mysql_search, "MAX_DES_CANDIDATES", 1)
+    monkeypatch.setattr(size, "MAX_DES_CANDIDATES", 1)
+    with pytest.raises(InfeasibleSlo, match=r"checked 1 candidates \(the search's bound, 1\)"):
+        size_mysql(REQ, catalog)
