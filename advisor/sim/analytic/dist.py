@@ -128,3 +128,72 @@ def summary_ms(d: Dist) -> dict[str, float | None]:
 
 def empty_summary() -> dict[str, float | None]:
     return {**dict.fromkeys(PERCENTILES), "max": None, "mean": None}
+
+
+Pmf = tuple[tuple[int, float], ...]  # (count, probability), counts increasing
+MAX_PMF_POINTS = 48  # distinct counts kept of a count distribution (sums are convolutions)
+
+
+def count_pmf(count: float, trials: int | None) -> Pmf:
+    """The distribution of an I/O count: Binomial(trials, count / trials), or, without trials,
+    `count` itself (a fractional part present with that chance, as `repeat` takes it)."""
+    if count <= 0:
+        return ((0, 1.0),)
+    if trials is None or trials < count:
+        whole, frac = int(count), count - int(count)
+        return ((whole, 1.0),) if frac <= 1e-9 else ((whole, 1 - frac), (whole + 1, frac))
+    p = min(1.0, count / trials)
+    k = np.arange(trials + 1)
+    # log pmf (lgamma keeps large trial counts finite)
+    logc = np.array([math.lgamma(trials + 1) - math.lgamma(i + 1) - math.lgamma(trials - i + 1)
+                     for i in k])
+    with np.errstate(divide="ignore"):
+        logp = logc + k * np.log(p) + (trials - k) * np.log1p(-p)
+    pmf = np.exp(logp)
+    pmf[~np.isfinite(pmf)] = 0.0
+    if p >= 1.0:
+        pmf = (k == trials).astype(np.float64)
+    keep = pmf > 1e-9
+    ks, ps = k[keep], pmf[keep] / pmf[keep].sum()
+    if ks.size > MAX_PMF_POINTS:  # equal-mass groups, each at its own mean count
+        edges = np.searchsorted(np.cumsum(ps), np.linspace(0, 1, MAX_PMF_POINTS + 1)[1:-1])
+        out = []
+        for part_k, part_p in zip(np.split(ks, edges), np.split(ps, edges), strict=True):
+            if part_p.sum() > 0:
+                out.append((round(float(np.dot(part_k, part_p) / part_p.sum())),
+                            float(part_p.sum())))
+        return tuple(out)
+    return tuple((int(a), float(b)) for a, b in zip(ks, ps, strict=True))
+
+
+def pmf_mean(pmf: Pmf) -> float:
+    return sum(k * p for k, p in pmf)
+
+
+def repeat_pmf(d: Dist, pmf: Pmf) -> Dist:
+    """Sum of a random number (distributed as `pmf`) of independent copies of d."""
+    if len(pmf) == 1:
+        return repeat(d, pmf[0][0])
+    parts: list[tuple[float, Dist]] = []
+    k0 = pmf[0][0]
+    acc, at = repeat(d, k0), k0
+    for k, p in pmf:
+        if k - at > 4:  # a gap (grouped counts): jump by binary powers
+            acc, at = convolve(acc, repeat(d, k - at)), k
+        while at < k:
+            acc, at = convolve(acc, d), at + 1
+        parts.append((p, acc))
+    return mixture(parts)
+
+
+def exponential(mean: float) -> Dist:
+    """Exponential distribution with this mean on the quantile grid."""
+    values = -mean * np.log1p(-grid())
+    return Dist(values, np.full(values.size, 1.0 / values.size), mean)
+
+
+def atom_or(p: float, d: Dist) -> Dist:
+    """0 with probability 1 - p, else a draw from d."""
+    if p <= 0:
+        return ZERO
+    return mixture([(1 - p, ZERO), (p, d)]) if p < 1 else d

@@ -11,6 +11,7 @@ from advisor.sim.analytic.dist import Dist, empty_summary, mixture, summary_ms
 from advisor.sim.analytic.mix import MIB, Mix, pattern_mix
 from advisor.sim.analytic.mva import binding_capacity, saturation
 from advisor.sim.analytic.phases import Phase, latency_dist, run_phases
+from advisor.sim.analytic.waits import request_latency
 from advisor.sim.bottleneck import (
     BINDING_UTILISATION,
     Binding,
@@ -89,10 +90,7 @@ def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: Load,
     reads = requests * mix.read_ios_per_request
     writes = requests * mix.write_ios_per_request
     ios = IoCounts(read=round(reads), write=round(writes), total=round(reads + writes))
-    extra = mix.extra_latency_s
-    lat_all = latency_dist(mix, phases, mix.service.shifted(extra))
-    lat_read = latency_dist(mix, phases, mix.read_service.shifted(extra))
-    lat_write = latency_dist(mix, phases, mix.write_service.shifted(extra))
+    lat_all, lat_read, lat_write = _latencies(plan, mix, phases, open_rate=open_rate)
     last = phases[-1]
     empty = LatencySummary.of(empty_summary())
     bound = _binding(plan, mix, phases, queue_depth=concurrency)
@@ -113,6 +111,30 @@ def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: Load,
                               binding=limit_name(plan, p.binding)) for p in phases))
     return MixLevel(level=level, achieved_tps=round(requests / duration_s, 3), all=lat_all,
                     read=lat_read, write=lat_write, read_fraction=mix.read_fraction)
+
+
+def _latencies(plan: SimPlan, mix: Mix, phases: list[Phase], *,
+               open_rate: float | None) -> tuple[Dist, Dist, Dist]:
+    """(all, read, write) request times over the run's phases."""
+    extra = mix.extra_latency_s
+    services = (mix.service, mix.read_service, mix.write_service)
+    if not (mix.classes and open_rate) or plan.dev_serial[0]:
+        return tuple(latency_dist(mix, phases, d.shifted(extra))  # type: ignore[return-value]
+                     for d in services)
+    parts: list[list[tuple[float, Dist]]] = [[], [], []]
+    for ph in phases:
+        n = ph.x * (ph.end_s - ph.start_s)
+        if n <= 0:
+            continue
+        if ph.backlog_slope > 0:  # past saturation: the backlog's growing wait
+            dists = tuple(latency_dist(mix, [ph], d.shifted(extra)) for d in services)
+        else:
+            dists = request_latency(plan, mix, ph.x, list(ph.rates))
+        for i, d in enumerate(dists):
+            parts[i].append((n, d))
+    if not parts[0]:
+        return tuple(d.shifted(extra) for d in services)  # type: ignore[return-value]
+    return mixture(parts[0]), mixture(parts[1]), mixture(parts[2])
 
 
 def limit_name(plan: SimPlan, l: int) -> str:

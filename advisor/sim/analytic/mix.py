@@ -3,7 +3,7 @@ layout's accounting) and how long its I/Os take on the device, for raw patterns 
 multi-I/O requests (database transactions)."""
 
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 import numpy as np
@@ -11,7 +11,19 @@ from numpy.typing import NDArray
 
 from advisor.layout.limits import charge, device_seconds
 from advisor.layout.raid import RAID_NAMES, fanout
-from advisor.sim.analytic.dist import GRID, ZERO, Dist, convolve, grid, mixture, normal_grid, repeat
+from advisor.sim.analytic.dist import (
+    GRID,
+    ZERO,
+    Dist,
+    Pmf,
+    convolve,
+    count_pmf,
+    grid,
+    mixture,
+    normal_grid,
+    repeat,
+    repeat_pmf,
+)
 from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
 from advisor.sim.source import IoPattern
 
@@ -28,6 +40,7 @@ class IoSpec:
     size_bytes: int
     count: float
     random: bool = True
+    trials: int | None = None  # the count is Binomial(trials, count / trials); None: as given
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +70,48 @@ class Mix:
     # Sum over a request's I/Os of (cost at each limiter)^2: the M/G/1 second moment, which
     # large I/Os (doublewrite batches, 128 KiB blocks) dominate.
     cost_sq: NDArray[np.float64] | None = None
+    # Multi-I/O requests, I/O by I/O (the analytic tail: each I/O queues at the limits, a commit
+    # joins a group commit); background I/Os as Poisson streams. Empty for raw patterns.
+    classes: tuple["ClassParts", ...] = ()
+    background: tuple["IoPart", ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class IoPart:
+    """One IoSpec of a request on a plan: its count distribution, cost and service time."""
+
+    op: int
+    size_bytes: int
+    pmf: Pmf  # I/Os per request (background: ((0, 1 - c), (1, c)) is not used; see `rate`)
+    rate: float  # expected I/Os per request
+    cost: NDArray[np.float64]  # per I/O at every limiter (pooled over members; read-only)
+    member_ios: int  # member I/Os of one logical I/O (RAID fan-out)
+    service: Dist
+    sums: dict[int, Dist] = field(default_factory=dict, compare=False)  # k -> sum of k services
+
+    def repeated(self, k: int) -> Dist:
+        """Sum of k services (kept: the same at every load)."""
+        if k not in self.sums:
+            self.sums[k] = repeat(self.service, k)
+        return self.sums[k]
+
+
+@dataclass(frozen=True, slots=True)
+class ClassParts:
+    probability: float
+    kind: int
+    ios: tuple[IoPart, ...]
+    service: Dist  # the class's service time without queueing
+
+
+def io_part(plan: SimPlan, io: IoSpec) -> IoPart:
+    c, dist, _ = io_cost(plan, io.op, io.size_bytes, io.random)
+    fan = 1
+    if io.op in (0, 1, 2):
+        fan = fanout(RAID_NAMES[plan.raid], plan.members, write=io.op in (1, 2),
+                     size=io.size_bytes, chunk=plan.chunk_bytes).member_ios
+    return IoPart(op=io.op, size_bytes=io.size_bytes, pmf=count_pmf(io.count, io.trials),
+                  rate=io.count, cost=c, member_ios=fan, service=dist)
 
 
 def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> Dist:
@@ -175,6 +230,7 @@ class _Foreground:
     read_service: Dist
     write_service: Dist
     reads: float
+    classes: tuple[ClassParts, ...]
 
 
 def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground:
@@ -186,18 +242,24 @@ def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground
     nbytes = 0.0
     n_io = [0.0, 0.0]
     n_fg = 0.0
+    out: list[ClassParts] = []
     for cls in classes:
         total = ZERO
+        ios = []
         for io in cls.ios:
             c, dist, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+            part = io_part(plan, io)
+            ios.append(part)
             if io.op in (0, 1, 2):
                 n_io[0 if io.op == 0 else 1] += cls.probability * io.count
                 n_fg += cls.probability * io.count
             fg += cls.probability * io.count * c
             cost_sq += cls.probability * io.count * c * c
             serial += cls.probability * io.count * ser
-            total = convolve(total, repeat(dist, io.count)) if io.count > 0 else total
+            total = convolve(total, repeat_pmf(dist, part.pmf)) if io.count > 0 else total
             nbytes += cls.probability * io.count * io.size_bytes
+        out.append(ClassParts(probability=cls.probability, kind=cls.kind, ios=tuple(ios),
+                              service=total))
         parts.append((cls.probability, total))
         by_kind[cls.kind].append((cls.probability, total))
     fg.flags.writeable = False
@@ -206,7 +268,7 @@ def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground
                        n_io=(n_io[0], n_io[1]), n_fg=n_fg, service=mixture(parts),
                        read_service=mixture(by_kind[0]) if by_kind[0] else ZERO,
                        write_service=mixture(by_kind[1]) if by_kind[1] else ZERO,
-                       reads=sum(p for p, _ in by_kind[0]))
+                       reads=sum(p for p, _ in by_kind[0]), classes=tuple(out))
 
 
 def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
@@ -217,8 +279,21 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
     cost = fg.cost.copy()
     cost_sq = fg.cost_sq.copy()
     serial, nbytes, n_io = fg.serial, fg.nbytes, list(fg.n_io)
+    bg_parts = []
+    device_ios = fg.n_fg + sum(io.count for io in background if io.op in (0, 1, 2))
     for io in background:
         c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+        part = io_part(plan, io)
+        if not io.random and io.op in (0, 1, 2) and device_ios > 0:
+            # A sequential stream merges only with its own previous I/O: interleaved with the
+            # others' I/Os on the device, its I/O follows its predecessor with about its share
+            # of the I/Os (the event simulation merges exactly when it does), else it counts
+            # whole, as a random one.
+            merged = min(1.0, io.count / device_ios)
+            c = merged * c + (1 - merged) * io_cost(plan, io.op, io.size_bytes, True)[0]
+            c.flags.writeable = False
+            part = replace(part, cost=c)
+        bg_parts.append(part)
         if io.op in (0, 1, 2):
             n_io[0 if io.op == 0 else 1] += io.count
         cost += io.count * c
@@ -232,4 +307,5 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
                read_fraction=fg.reads, bytes_per_request=nbytes, data_fraction=1.0,
                fg_share=share, extra_latency_s=extra_latency_s,
                read_ios_per_request=n_io[0], write_ios_per_request=n_io[1],
-               fg_ios_per_request=max(fg.n_fg, 1e-9), cost_sq=cost_sq)
+               fg_ios_per_request=max(fg.n_fg, 1e-9), cost_sq=cost_sq, classes=fg.classes,
+               background=tuple(bg_parts))

@@ -23,6 +23,7 @@ class Phase:
     backlog_slope: float  # open loop past saturation: latency growth per second
     balances_start: dict[int, float]
     wait_var: float = 0.0  # variance of the request's queueing delay (open loop)
+    rates: tuple[float, ...] = ()  # every limit's rate in force (burst or sustained)
 
 
 def run_phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float | None,
@@ -78,7 +79,9 @@ def run_phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float |
                     end, hit = te, l
         phases.append(Phase(start_s=t, end_s=end, x=x, wait_s=wait, binding=binding,
                             capacity=cap, backlog_slope=slope, balances_start=dict(bal),
-                            wait_var=wait_var if open_rate else 0.0))
+                            wait_var=wait_var if open_rate else 0.0,
+                            rates=tuple(plan.rate_in_force(l, exhausted)
+                                        for l in range(plan.n_limits))))
         for l in buckets:
             if l not in exhausted:
                 bal[l] = min(plan.lim_cap[l],

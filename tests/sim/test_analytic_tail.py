@@ -1,0 +1,105 @@
+"""The analytic tail of multi-I/O transactions: the count distribution, group commit, limit
+waits, and agreement with the event simulation on MySQL deployments (bench/analytic_grid.py
+prints the whole grid into docs/analytic-vs-des.md)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from advisor.sim.analytic.dist import (
+    ZERO,
+    Dist,
+    atom_or,
+    count_pmf,
+    exponential,
+    gamma,
+    pmf_mean,
+    repeat_pmf,
+)
+from advisor.sim.analytic.waits import correlated_sum, group_commit
+
+
+def _var(d: Dist) -> float:
+    w = d.weights / d.weights.sum()
+    m = float(np.dot(w, d.values))
+    return float(np.dot(w, (d.values - m) ** 2))
+
+
+@pytest.mark.parametrize(("count", "trials"), [(3.88, 8), (0.97, 1), (7.5, 40), (250.0, 1000)])
+def test_binomial_count_pmf_has_the_binomial_mean_and_variance(count: float,
+                                                              trials: int) -> None:
+    """Binomial(trials, count / trials): mean count, variance count (1 - count / trials)."""
+    pmf = count_pmf(count, trials)
+    assert sum(p for _, p in pmf) == pytest.approx(1.0)
+    assert pmf_mean(pmf) == pytest.approx(count, rel=1e-3)
+    var = sum(p * (k - count) ** 2 for k, p in pmf)
+    assert var == pytest.approx(count * (1 - count / trials), rel=0.03)
+
+
+def test_count_without_trials_keeps_the_expected_count() -> None:
+    """No trials: the whole part always, the fractional part with that chance."""
+    assert count_pmf(3.25, None) == ((3, 0.75), (4, 0.25))
+    assert count_pmf(2.0, None) == ((2, 1.0),)
+    assert count_pmf(0.0, 5) == ((0, 1.0),)
+
+
+@pytest.mark.parametrize(("count", "trials"), [(3.88, 8), (5.0, 20), (0.9, 1)])
+def test_service_of_a_binomial_count_of_ios_has_the_compound_moments(count: float,
+                                                                     trials: int) -> None:
+    """S = X_1 + ... + X_K, K ~ Binomial(n, p): E[S] = np E[X] and
+    Var[S] = np Var[X] + np (1 - p) E[X]^2 (the law of total variance)."""
+    x = gamma(0.4e-3, (0.15e-3) ** 2)  # one page read's service time
+    s = repeat_pmf(x, count_pmf(count, trials))
+    p = count / trials
+    ex, vx = x.mean, _var(x)
+    assert s.mean == pytest.approx(count * ex, rel=1e-9)
+    assert _var(s) == pytest.approx(count * vx + count * (1 - p) * ex**2, rel=0.04)
+
+
+def test_binomial_count_widens_the_tail_over_a_fixed_count() -> None:
+    """With the same mean, a random count has a longer tail than a fixed one."""
+    x = gamma(0.4e-3, (0.1e-3) ** 2)
+    fixed = repeat_pmf(x, count_pmf(4.0, None))
+    binom = repeat_pmf(x, count_pmf(4.0, 8))
+    assert binom.mean == pytest.approx(fixed.mean)
+    assert binom.quantile(0.99) > fixed.quantile(0.99) * 1.1
+
+
+def test_group_commit_with_rare_commits_is_one_flush() -> None:
+    """Commits far apart never find the log busy."""
+    flush = Dist(np.array([1e-3]), np.array([1.0]))
+    assert group_commit(flush, 1e-6).quantile(0.99) == pytest.approx(1e-3, rel=1e-3)
+
+
+def test_group_commit_busy_chance_follows_the_flush_chain() -> None:
+    """Deterministic flush F, Poisson commits at lambda: q = 1 - exp(-lambda F), busy periods
+    F / (1 - q), and a commit finds the log busy pi = B / (B + 1 / lambda) of the time, then
+    waits a uniform residual of F: mean F + pi F / 2."""
+    f, lam = 1e-3, 400.0
+    q = 1 - math.exp(-lam * f)
+    busy = f / (1 - q)
+    pi = busy / (busy + 1 / lam)
+    d = group_commit(Dist(np.array([f]), np.array([1.0])), lam)
+    assert d.mean == pytest.approx(f + pi * f / 2, rel=0.02)
+    w = d.weights / d.weights.sum()
+    assert float(w[d.values <= f * 1.0001].sum()) == pytest.approx(1 - pi, abs=0.01)
+
+
+def test_correlated_waits_keep_the_mean_and_scale_the_variance() -> None:
+    """k waits with correlation r^m between waits m apart: mean k E[W], variance
+    k Var W (1 + 2 sum_{m<k} (1 - m/k) r^m), and no wait at all with P(W = 0)^n, n the
+    equivalent number of independent waits; r = 0 is the independent sum, r -> 1 one wait
+    taken k times."""
+    w = atom_or(0.3, exponential(0.5e-3))  # a limit's wait: 70 % none
+    p0, var_w = 0.7, _var(w)
+    k = 6
+    for r in (0.0, 0.5, 0.9, 0.999999):
+        m = np.arange(1, k)
+        factor = 1 + 2 * float(np.dot(1 - m / k, r**m))
+        s = correlated_sum(w, k, r)
+        assert s.mean == pytest.approx(k * w.mean, rel=1e-6)
+        assert _var(s) == pytest.approx(k * var_w * factor, rel=0.05)
+        zero = float(s.weights[s.values <= 0].sum() / s.weights.sum())
+        assert zero == pytest.approx(p0 ** (k / factor), rel=0.01)
+    assert correlated_sum(w, 0, 0.5) is ZERO
