@@ -241,6 +241,9 @@ class MysqlSizeResult(_SizeResult):
     workload_shape: tuple[str, ...] = ()  # what one transaction is, in words
     io_model: tuple[RoleModel, ...] = ()  # the recommendation's I/O model per role (--explain)
     io_profile: str = "model"  # "model", or the measured profile used (--io-profile): its source
+    # the measured profile's transaction shape (replay --driver sysbench), and whether the sizing
+    # shape is it; absent for the model and for profiles without a shape
+    measured_shape: str | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -43,6 +43,11 @@ REPLAY_HELP = (
     "  advisor replay --master mysql+pymysql://USER:PASSWORD@127.0.0.1:33061/advisor "
     "--replica mysql+pymysql://USER:PASSWORD@127.0.0.1:33062/advisor --io-profile-out io.json"
     "\n\n"
+    "With --driver sysbench (oltp_read_write on the master) the result also states the "
+    "measured transaction: its statements per transaction from the master's counters, in the "
+    "--write-txn grammar, and the nearest --preset; --io-profile-out records it with the I/O "
+    "per sysbench transaction, and advisor size --io-profile says whether it sizes that "
+    "transaction.\n\n"
     "Exit codes: 0 all steps ran; 1 a step failed (the finished steps are still printed); "
     "2 bad input."
 )
@@ -237,6 +242,11 @@ def _print_replay(
         if target["note"]:
             console.print(f"note: {target['note']}", markup=False, highlight=False,
                           soft_wrap=True)
+        if result.get("shape"):
+            from workloads.io_profile import shape_from_dict
+
+            console.print(f"measured transaction: {shape_from_dict(result['shape']).text()}",
+                          markup=False, highlight=False, soft_wrap=True)
     if io_profile_out is not None:
         if result["io_profile"] is not None:
             err_console.print(f"I/O profile written to {io_profile_out}", markup=False,

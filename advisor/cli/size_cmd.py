@@ -59,15 +59,18 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
     if req.region is not None and req.region != cat.region:
         raise FieldError("region", req.region, f"the catalog holds {cat.region}; add a user "
                          "catalog with that region's prices (--catalog FILE)")
-    measured = None
+    measured = profile = None
     if io_profile is not None:
         if not isinstance(req, MysqlSizeRequest):
             raise FieldError("io_profile", str(io_profile), "applies to the mysql workload only")
         from workloads.mysql import measured_io
         from workloads.real.io_profile_file import load_io_profile
 
-        measured = measured_io(load_io_profile(io_profile))
+        profile = load_io_profile(io_profile)
+        measured = measured_io(profile)
     result = run_size(req, cat, measured=measured, clock=time.perf_counter)
+    if profile is not None and profile.shape is not None:
+        result = _with_measured_shape(result, profile.shape)
     data = to_json(result)
     if out is not None:
         from advisor.userfiles import write_json
@@ -83,6 +86,23 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
         after_result("size", data["request"], data, report=report, save=save, catalog=cat)
 
 
+def _with_measured_shape(result: SizeResult, shape: Any) -> SizeResult:
+    """The result stating the measured profile's transaction shape (MySQL results only)."""
+    import dataclasses
+
+    from recommend.result import MysqlSizeResult
+    from workloads.io_profile import sizing_shape_note
+    from workloads.mysql_shape import shape_of
+
+    if not isinstance(result, MysqlSizeResult):
+        return result
+    q = result.request
+    sizing = shape_of(q.preset, read_txn=q.read_txn, write_txn=q.write_txn)
+    note = sizing_shape_note(shape, sizing.read_txn, sizing.write_txn, q.reads_per_write,
+                             sizing.preset)
+    return dataclasses.replace(result, measured_shape=note)
+
+
 def print_size(r: SizeResult, *, explain: bool = False) -> None:
     rec = r.recommendation
     slo = r.slo
@@ -96,6 +116,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
             console.print(f"  · {line}")
         if getattr(r, "io_profile", "model") != "model":
             console.print(f"  · I/O per transaction from a measured profile: {r.io_profile}")
+        if getattr(r, "measured_shape", None):
+            console.print(f"  · measured transaction: {r.measured_shape}", markup=False,
+                          highlight=False, soft_wrap=True)
     table = Table(title="Recommendation", title_justify="left", show_header=False)
     table.add_column("what", style="bold", no_wrap=True)
     table.add_column("value", overflow="fold")

@@ -7,11 +7,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.errors import InvalidInput
 from advisor.userfiles import read_json_object, write_json
-from workloads.io_profile import SCHEMA, IoProfile, ReadTxnIo, WriteTxnIo, io_profile_document
+from workloads.io_profile import (
+    SCHEMA,
+    IoProfile,
+    MeasuredShape,
+    ReadTxnIo,
+    WriteTxnIo,
+    io_profile_document,
+)
+from workloads.mysql_shape import PRESETS, check_txn
 
 _Count = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 
@@ -33,6 +41,35 @@ class _ReadModel(BaseModel):
     logical_reads: _Count
 
 
+class _ShapeModel(BaseModel):
+    """The measured transaction shape (optional: files before issue 10 have none)."""
+
+    model_config = ConfigDict(extra="allow")
+    driver: str
+    transactions: Annotated[int, Field(ge=1)]
+    read_txn: str | None = None
+    write_txn: str | None = None
+    reads_per_write: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    nearest_preset: str
+    distance: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    per_txn: dict[str, Annotated[float, Field(allow_inf_nan=False)]] = Field(
+        default_factory=dict)
+
+    @field_validator("read_txn", "write_txn")
+    @classmethod
+    def _grammar(cls, value: str | None) -> str | None:
+        if value is not None and (problem := check_txn(value)):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("nearest_preset")
+    @classmethod
+    def _preset(cls, value: str) -> str:
+        if value not in PRESETS:
+            raise ValueError(f"no preset {value!r} (one of {', '.join(PRESETS)})")
+        return value
+
+
 class _ProfileModel(BaseModel):
     model_config = ConfigDict(extra="allow")
     schema_: Literal["advisor.io_profile/1"] = Field(alias="schema")
@@ -43,6 +80,7 @@ class _ProfileModel(BaseModel):
     buffer_pool_miss_ratio: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
     measured_at: dict[str, Any] = Field(default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    shape: _ShapeModel | None = None
 
 
 def load_io_profile(path: str | Path) -> IoProfile:
@@ -67,6 +105,8 @@ def load_io_profile(path: str | Path) -> IoProfile:
         buffer_pool_miss_ratio=model.buffer_pool_miss_ratio,
         measured_at=model.measured_at,
         notes=tuple(model.notes),
+        shape=None if model.shape is None else MeasuredShape(
+            **{k: getattr(model.shape, k) for k in MeasuredShape.__dataclass_fields__}),
     )
 
 

@@ -5,18 +5,23 @@ and an INSERT, COMMIT: `--point-selects=9` gives the brief's 3.25 reads per writ
 read/write routing (all statements go to the master); replicas given are watched (their counters,
 `Seconds_Behind_Master`), not read from. Per step: an unmeasured warmup run, then the measured run
 between two `SHOW GLOBAL STATUS` snapshots. Same result schema as the SQLAlchemy driver, with
-`reads`/`writes` counting statements (sysbench's "queries performed").
+`reads`/`writes` counting statements (sysbench's "queries performed"), plus `shape`: the measured
+statements of one transaction (`workloads.io_profile.measure_rw_shape`) of the step the I/O
+profile comes from. The profile is per sysbench transaction (one class: each reads and writes).
 """
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from advisor.percentiles import PERCENTILES
-from workloads.io_profile import derive_io_profile, status_delta, sum_deltas
+from workloads.io_profile import derive_txn_profile, measure_rw_shape, status_delta, sum_deltas
 from workloads.real.db import Database, DatabaseError
 from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
 from workloads.real.replay import ReplayConfig
 from workloads.real.sysbench import (
+    INDEX_UPDATES,
+    NON_INDEX_UPDATES,
+    RANGE_SIZE,
     SysbenchFailed,
     SysbenchRunner,
     oltp_args,
@@ -64,6 +69,7 @@ def run_sysbench_replay(
         "tool": runner.version,
         "levels": [],
         "io_profile": None,
+        "shape": None,
         "complete": False,
         "error": None,
     }
@@ -91,13 +97,24 @@ def run_sysbench_replay(
         finished = [lv for lv in result["levels"] if not lv["failed"] and lv["transactions"]]
         if finished:
             best = max(finished, key=lambda lv: lv["achieved_tps"])
-            result["io_profile"] = derive_io_profile(best, info, replicas=0)
+            result["shape"] = measured_shape(best)
+            result["io_profile"] = derive_txn_profile(best, info, shape=result["shape"])
     except (DatabaseError, SysbenchFailed) as exc:
         result["error"] = f"prepare: {exc}" if not result["levels"] else str(exc)
     finally:
         for db in (master, *replicas):
             db.close()
     return result
+
+
+def measured_shape(level: dict[str, Any]) -> dict[str, Any] | None:
+    """What one transaction of a finished step was, from the master's counters (sysbench runs
+    only on the master, so its Com_* are the transactions'); None without counters."""
+    return measure_rw_shape(
+        level["status_delta"]["master"], transactions=level["transactions"],
+        driver="sysbench oltp_read_write", range_rows=RANGE_SIZE,
+        index_update_share=INDEX_UPDATES / (INDEX_UPDATES + NON_INDEX_UPDATES),
+        read_statements=level["reads"])
 
 
 def _prepare(

@@ -224,12 +224,21 @@ def point_selects_for(reads_per_write: float) -> int:
     return point_selects
 
 
+# oltp_read_write's other statement settings, passed explicitly (sysbench 1.0.20's defaults,
+# oltp_common.lua): the measured shape splits the counters with them (`measure_rw_shape`).
+RANGE_SIZE = 100
+RANGES = ("--simple-ranges=1", "--sum-ranges=1", "--order-ranges=1", "--distinct-ranges=1")
+INDEX_UPDATES, NON_INDEX_UPDATES = 1, 1
+
+
 def oltp_args(
     command: str, connection: Sequence[str], *, rows: int, point_selects: int,
     threads: int = 1, time_s: float = 10, rate_tps: float | None = None,
 ) -> list[str]:
     args = ["oltp_read_write", *connection, "--tables=1", f"--table-size={rows}",
-            f"--point-selects={point_selects}"]
+            f"--point-selects={point_selects}", f"--range-size={RANGE_SIZE}", *RANGES,
+            f"--index-updates={INDEX_UPDATES}", f"--non-index-updates={NON_INDEX_UPDATES}",
+            "--delete-inserts=1"]
     if command == "run":
         args += [f"--threads={threads}", f"--time={max(round(time_s), 1)}", "--histogram=on",
                  "--percentile=99", "--mysql-ignore-errors=1213,1205"]
