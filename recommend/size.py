@@ -258,7 +258,9 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
     # would ask "why not this?" about), near misses first.
     chosen = {("master", best.master.spec),
               ("replica", best.replica.spec if best.replica else "")}
-    cheaper = sorted((c for c in rejected if c.monthly_usd <= role_price.get(c.role, 0.0) + 1e-9
+    # Every candidate the event simulation rejected is listed too, whatever its price.
+    cheaper = sorted((c for c in rejected if (c.monthly_usd <= role_price.get(c.role, 0.0) + 1e-9
+                                              or c.stage == "verified")
                       and (c.role, c.spec) not in chosen), key=lambda c: c.monthly_usd)
     return MysqlSizeResult(
         request=req, slo=req.slo_json(), recommendation=rec, alternatives=tuple(alts),

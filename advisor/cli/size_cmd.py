@@ -162,7 +162,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
             alt.add_row(a.why or "", a.deployment, f"{a.monthly_usd:,.2f}", knee, *des)
         console.print(alt)
     if r.rejected:
-        rej = Table(title=f"Cheaper candidates rejected ({r.rejected_total:,} in all; the "
+        also = (", and dearer ones the event simulation rejected"
+                if isinstance(rec, MysqlDeployment) and _dearer(rec, r) else "")
+        rej = Table(title=f"Cheaper candidates rejected{also} ({r.rejected_total:,} in all; the "
                     "cheapest shown)", title_justify="left")
         rej.add_column("candidate", overflow="fold")
         rej.add_column("$/month", justify="right")
@@ -227,3 +229,11 @@ def _worst_des(d: MysqlDeployment) -> str:
     ci = worst.p99_ci95_ms_at_headroom
     upper = f" (<= {ci[1]:,.2f})" if ci else ""
     return f"{worst.des_p99_ms_at_headroom:,.2f} ms{upper}"
+
+
+def _dearer(rec: MysqlDeployment, r: SizeResult) -> bool:
+    """Whether a rejection listed costs more than the recommended server of its role."""
+    each = rec.cost.replica_each.monthly_usd if rec.cost.replica_each else 0.0
+    price = {"master": rec.cost.master.monthly_usd, "replica": each}
+    return any(x.monthly_usd > price.get(x.deployment.split(" ")[0], 0.0) + 0.005
+               for x in r.rejected)
