@@ -32,6 +32,14 @@ def as_body_field(line: str) -> str:
     ({"data_gb": 0}, ["--data-gb", "0"]),
     ({"region": "eu-west-1"}, ["--region", "eu-west-1"]),
     ({"workload": "aerospike"}, ["--workload", "aerospike"]),
+    ({"preset": "tpcc"}, ["--preset", "tpcc"]),
+    ({"io_capacity": 50}, ["--io-capacity", "50"]),
+    ({"replica_workers": 0}, ["--replica-workers", "0"]),
+    ({"read_txn": "point=-3"}, ["--read-txn", "point=-3"]),
+    ({"write_txn": "point=2"}, ["--write-txn", "point=2"]),
+    ({"skew": "hot:0%:50%"}, ["--skew", "hot:0%:50%"]),
+    ({"preset": "sysbench-oltp-wo", "reads": 3}, ["--preset", "sysbench-oltp-wo", "--reads",
+                                                  "3"]),
 ])
 def test_size_refuses_bad_values_with_the_cli_message(
         client: TestClient, capsys: pytest.CaptureFixture[str], body: dict[str, object],
