@@ -147,7 +147,7 @@ def count_pmf(count: float, trials: int | None) -> Pmf:
     # log pmf (lgamma keeps large trial counts finite)
     logc = np.array([math.lgamma(trials + 1) - math.lgamma(i + 1) - math.lgamma(trials - i + 1)
                      for i in k])
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         logp = logc + k * np.log(p) + (trials - k) * np.log1p(-p)
     pmf = np.exp(logp)
     pmf[~np.isfinite(pmf)] = 0.0

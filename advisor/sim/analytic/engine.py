@@ -240,11 +240,8 @@ def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> 
     """Open loop at `rate` requests/s for `duration_s`: the state of the last phase."""
     phases = run_phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)
     last = phases[-1]
-    tail = [Phase(start_s=last.start_s, end_s=max(last.end_s, last.start_s + 1.0), x=last.x,
-                  wait_s=last.wait_s, binding=last.binding, capacity=last.capacity,
-                  backlog_slope=last.backlog_slope, balances_start=last.balances_start,
-                  wait_var=last.wait_var)]
-    dist = latency_dist(mix, tail, mix.service.shifted(mix.extra_latency_s))
+    tail = [replace(last, end_s=max(last.end_s, last.start_s + 1.0))]
+    dist = _latencies(plan, mix, tail, open_rate=rate)[0]
     util = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
     return SteadyState(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
                        utilisation=util if last.backlog_slope <= 0 else rate / last.capacity,
@@ -256,6 +253,6 @@ def read_fraction_over(plan: SimPlan, mix: Mix, *, rate: float, duration_s: floa
                        thresholds_s: tuple[float, ...]) -> list[float]:
     """Share of read requests over each threshold in the last phase (ACT-style screen)."""
     phases = run_phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)
-    d = latency_dist(mix, phases[-1:], mix.read_service)
+    d = _latencies(plan, mix, phases[-1:], open_rate=rate)[1]
     w = d.weights / d.weights.sum()
     return [float(w[d.values > t].sum()) for t in thresholds_s]

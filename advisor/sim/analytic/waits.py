@@ -166,7 +166,7 @@ class _Work:
                 if k > 0:
                     lengths = np.stack([_cluster_counts(k, float(t), cl.spacing_s)
                                         for t in T_GRID])
-                    powers = e[:, None] ** np.arange(k + 1)[None, :] - 1
+                    powers = np.expm1(np.minimum(np.log(e)[:, None] * np.arange(k + 1), 700.0))
                     out += cl.rate * p * (powers @ lengths.T)
         return out
 
