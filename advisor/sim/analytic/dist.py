@@ -105,13 +105,13 @@ def resample(d: Dist, m: int = CONV_POINTS) -> NDArray[np.float64]:
     return d.values[np.minimum(idx, d.values.size - 1)]
 
 
-def convolve(a: Dist, b: Dist) -> Dist:
-    """Distribution of the sum of independent draws from a and b."""
+def convolve(a: Dist, b: Dist, points: int = CONV_POINTS) -> Dist:
+    """Distribution of the sum of independent draws from a and b (`points` quantiles of each)."""
     if a.values.size == 1:
         return b.shifted(float(a.values[0]))
     if b.values.size == 1:
         return a.shifted(float(b.values[0]))
-    va, vb = resample(a), resample(b)
+    va, vb = resample(a, points), resample(b, points)
     values = np.sort((va[:, None] + vb[None, :]).ravel())
     # Keep 1,000 quantiles: enough for p99.9, and sums of sums stay cheap.
     keep = values[((np.arange(KEEP_POINTS) + 0.5) / KEEP_POINTS * values.size).astype(np.int64)]

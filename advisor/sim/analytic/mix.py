@@ -22,7 +22,6 @@ from advisor.sim.analytic.dist import (
     mixture,
     normal_grid,
     repeat,
-    repeat_pmf,
 )
 from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
 from advisor.sim.source import IoPattern
@@ -90,10 +89,23 @@ class IoPart:
     sums: dict[int, Dist] = field(default_factory=dict, compare=False)  # k -> sum of k services
 
     def repeated(self, k: int) -> Dist:
-        """Sum of k services (kept: the same at every load)."""
+        """Sum of k services (kept: the same at every load), from the largest sum kept below k
+        one service at a time (a count's values are consecutive), else by binary powers."""
         if k not in self.sums:
-            self.sums[k] = repeat(self.service, k)
+            below = max((j for j in self.sums if j < k), default=None)
+            if below is not None and k - below <= 4:
+                out = self.sums[below]
+                for _ in range(k - below):
+                    out = convolve(out, self.service)
+                self.sums[k] = out
+            else:
+                self.sums[k] = repeat(self.service, k)
         return self.sums[k]
+
+    def count_sum(self) -> Dist:
+        """Sum of a random number (`pmf`) of services."""
+        parts = [(p, self.repeated(k)) for k, p in self.pmf]
+        return parts[0][1] if len(parts) == 1 else mixture(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +259,7 @@ def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground
         total = ZERO
         ios = []
         for io in cls.ios:
-            c, dist, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+            c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
             part = io_part(plan, io)
             ios.append(part)
             if io.op in (0, 1, 2):
@@ -256,7 +268,7 @@ def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground
             fg += cls.probability * io.count * c
             cost_sq += cls.probability * io.count * c * c
             serial += cls.probability * io.count * ser
-            total = convolve(total, repeat_pmf(dist, part.pmf)) if io.count > 0 else total
+            total = convolve(total, part.count_sum()) if io.count > 0 else total
             nbytes += cls.probability * io.count * io.size_bytes
         out.append(ClassParts(probability=cls.probability, kind=cls.kind, ios=tuple(ios),
                               service=total))
@@ -271,10 +283,24 @@ def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground
                        reads=sum(p for p, _ in by_kind[0]), classes=tuple(out))
 
 
+def _sig(x: float, digits: int = 12) -> float:
+    return float(f"{x:.{digits}g}")
+
+
+def _canonical(classes: tuple[RequestClass, ...]) -> tuple[RequestClass, ...]:
+    """The classes with probabilities and counts to 12 significant digits: a count derived
+    from the load in floating point differs in its last bits from load to load, which would
+    defeat the per-plan memo of the service times."""
+    return tuple(RequestClass(probability=_sig(c.probability), kind=c.kind, ios=tuple(
+        IoSpec(op=io.op, size_bytes=io.size_bytes, count=_sig(io.count), random=io.random,
+               trials=io.trials) for io in c.ios)) for c in classes)
+
+
 def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
               background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
     """Mix of multi-I/O requests (database transactions) plus background I/Os per request. The
     requests' part is computed once per plan and classes; the background varies with the load."""
+    classes = _canonical(classes)
     fg = _memo(plan, ("foreground", classes), lambda: _foreground(plan, classes))
     cost = fg.cost.copy()
     cost_sq = fg.cost_sq.copy()
