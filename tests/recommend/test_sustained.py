@@ -68,16 +68,18 @@ def test_recommendation_followed_for_a_week_at_the_headroom_load_drains_no_bucke
         assert "burst" not in b
 
 
-def _replica_at(catalog: Catalog, factor: float) -> tuple[float, str, float]:
-    """(headroom tps at which REPLICA needs `factor` x its instance EBS bandwidth baseline, the
-    limit's name, the baseline MiB/s), from the model's own I/O mix."""
+def _replica_at(catalog: Catalog, factor: float) -> tuple[float, str, float, str]:
+    """(headroom tps at which REPLICA needs `factor` x the baseline of the credit-bucket limit it
+    exhausts first, the limit's name, its baseline, its unit), from the model's own I/O mix."""
     layout = resolve(REPLICA, catalog)
     plan = compile_plan(layout, catalog)
-    l = next(i for i in plan.bucket_limits() if plan.lim_kind[i] == KIND_MIB)
     probe = server_for(MysqlSizeRequest(tps=627, reads=3.25), layout, "replica", 1, 815, None)
     mix = build_mix(plan, probe.request_classes(), probe.background_specs())
+    l = max(plan.bucket_limits(), key=lambda i: float(mix.cost[i]) / float(plan.lim_rate[i]))
     per_tps = probe.rate_tps * float(mix.cost[l]) / 815
-    return factor * float(plan.lim_rate[l]) / per_tps, plan.limit_names[l], float(plan.lim_rate[l])
+    unit = "MiB/s" if plan.lim_kind[l] == KIND_MIB else "IOPS"
+    return (factor * float(plan.lim_rate[l]) / per_tps, plan.limit_names[l],
+            float(plan.lim_rate[l]), unit)
 
 
 def _judge(catalog: Catalog, target_tps: float, *, peak_hours: float = 24.0,
@@ -96,17 +98,18 @@ def _judge(catalog: Catalog, target_tps: float, *, peak_hours: float = 24.0,
 
 def test_a_load_that_needs_burst_all_day_is_rejected_naming_the_sustained_baseline(
         catalog: Catalog) -> None:
-    """4 % over the instance's EBS bandwidth baseline at 24 peak hours: the 30-minute burst
-    bucket would last ~2.5 days, then run dry; the reason names the baseline."""
-    tps, limit, baseline = _replica_at(catalog, 1.04)
+    """4 % over the baseline of the instance's first credit-bucket limit (EBS IOPS or
+    bandwidth) at 24 peak hours: the 30-minute burst bucket would last days, then run dry; the
+    reason names the baseline."""
+    tps, limit, baseline, unit = _replica_at(catalog, 1.04)
     _, reason, _ = _judge(catalog, tps)
     assert reason is not None
-    found = re.search(r"needs ([\d,.]+) MiB/s of (.+?) at .*its sustained baseline is "
-                      r"([\d,.]+) MiB/s", reason)
+    found = re.search(rf"needs ([\d,.]+) {re.escape(unit)} of (.+?) at .*its sustained "
+                      rf"baseline is ([\d,.]+) {re.escape(unit)}", reason)
     assert found, reason
     assert found.group(2) == limit
-    assert float(found.group(3).replace(",", "")) == pytest.approx(baseline, abs=0.05)
-    assert float(found.group(1).replace(",", "")) == pytest.approx(1.04 * baseline, abs=0.1)
+    assert float(found.group(3).replace(",", "")) == pytest.approx(baseline, rel=1e-3)
+    assert float(found.group(1).replace(",", "")) == pytest.approx(1.04 * baseline, rel=2e-3)
     assert "24 h" in reason
 
 
@@ -115,7 +118,7 @@ def test_a_short_daily_peak_is_carried_by_burst_when_the_night_refills_the_bucke
     """The same load for 2 h a day with 10 % of it off-peak: the bucket refills every night, so
     burst carries the peak; the bottleneck states the share of the baseline and the burst
     apart. With the off-peak load as high as the peak, nothing refills: rejected again."""
-    tps, limit, _ = _replica_at(catalog, 1.04)
+    tps, limit, _, _ = _replica_at(catalog, 1.04)
     c, reason, req = _judge(catalog, tps, peak_hours=2, off_peak=0.1)
     assert reason is None
     b = bottleneck_of(c, catalog, req, 1, None)
