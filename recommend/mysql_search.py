@@ -31,7 +31,12 @@ from recommend.candidates import Demand, candidate_specs
 from recommend.request import MysqlSizeRequest
 from recommend.result import Bottleneck, BurstUse, DesCheck, DesLoad
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
-from workloads.mysql_run import CPU_LIMIT, apply_capacity_tps, cpu_utilisation
+from workloads.mysql_run import (
+    CPU_LIMIT,
+    apply_capacity_tps,
+    cpu_utilisation,
+    flush_throttle_lag_s,
+)
 
 MAX_SCREENED = 40  # screen at most this many once enough pass, looking for variety
 UTILISATION_LIMIT = 0.95
@@ -391,8 +396,11 @@ def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: i
     lag = 0.0
     ci = (0.0, 0.0)
     for k in range(DES_REPLICATIONS):
+        # The same event simulation as `advisor simulate --workload mysql`: page flushing
+        # follows the transactions run, and writes are held past InnoDB's sync-flush point.
         raw = run_des(c.plan(catalog), server, duration_s=DES_WARMUP_S + measured_s,
-                      seed=req.seed + k, warmup_s=DES_WARMUP_S)
+                      seed=req.seed + k, warmup_s=DES_WARMUP_S, couple_background=True,
+                      throttle_lag_s=flush_throttle_lag_s(server, c.layout))
         stats = raw.request_latency["all"]
         pooled.merge(stats)
         if stats.n:
