@@ -115,7 +115,7 @@ def test_size_table_shows_the_answer_its_cost_headroom_and_rejections(
     assert f"{rec['max_tps_at_slo']:,} (headroom {rec['headroom_pct']:,.0f} %)" in out
     assert "durability" in out
     assert "Cheaper candidates rejected" in out
-    assert size_627["rejected"][0]["reason"] in out
+    assert size_627["rejected"][0]["reason"][:60] in out  # the rest may fold in its cell
     assert "Search:" in out
     assert "candidates considered" in out
 

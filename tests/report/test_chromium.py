@@ -63,14 +63,16 @@ def test_the_page_renders_its_charts_on_screen(chromium: str, report_file: Path,
 
 
 def test_the_dom_holds_the_svg_charts_and_nothing_was_fetched(chromium: str, report_file: Path,
-                                                               tmp_path: Path) -> None:
+                                                               tmp_path: Path,
+                                                               size_result: dict[str, Any]) -> None:
     """Chromium's DOM after load has the inline SVG with its lines and labels; the log shows
     no console error and no failed request; the HTML names no external resource."""
     proc = run_chromium(chromium, tmp_path, "--dump-dom", report_file.as_uri())
     dom = proc.stdout
     assert dom.count("<svg") >= 1, proc.stderr[-2000:]
     assert dom.count("<path") > 20
-    assert "knee 881 tps (recommended)" in dom
+    knee = size_result["recommendation"]["max_tps_at_slo"]
+    assert f"knee {knee:,} tps (recommended)" in dom
     assert console_errors(proc.stderr) == []
     html = report_file.read_text("utf-8")
     assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", html, re.I)
