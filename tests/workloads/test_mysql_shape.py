@@ -210,3 +210,25 @@ def test_bad_shape_options_exit_2_with_one_line(capsys: pytest.CaptureFixture[st
     assert code == 2
     assert err.startswith(message), err
     assert err.count("\n") == 1
+
+
+def test_semi_sync_adds_one_round_trip_to_each_commit() -> None:
+    """--semi-sync: a read-write transaction's commit waits for the replica's ack, so its
+    latency grows by the round trip; read-only transactions do not change."""
+    from advisor.catalog import builtin_catalog
+    from advisor.layout import resolve
+    from workloads.mysql_run import Deployment, simulate_mysql
+
+    cat = builtin_catalog()
+    dep = Deployment(master=resolve("r5.large:gp3:500GiB", cat), replica=None)
+
+    def p50(semi: bool) -> tuple[float, float]:
+        r = simulate_mysql(dep, cat, MysqlParams(tps=300, data_gb=4, semi_sync=semi,
+                                                 network_rtt_ms=2.0),
+                           tps_levels=[300], engine="analytic", duration_s=600)
+        lat = r.levels[0].latency_ms
+        return float(lat.write.p50 or 0), float(lat.read.p50 or 0)
+
+    (w0, r0), (w1, r1) = p50(False), p50(True)
+    assert w1 - w0 == pytest.approx(2.0, abs=0.05)
+    assert r1 == r0
