@@ -150,3 +150,29 @@ def test_analytic_p99_is_within_10_percent_of_the_event_simulation(
     deployment within 10 % of the event simulation's (mean of seeds 1-3)."""
     analytic, des = _p99s(spec, data_gb, replicas, tps)
     assert analytic == pytest.approx(des, rel=P99_TOLERANCE), (analytic, des)
+
+
+def test_a_limit_the_clusters_cannot_fill_adds_no_wait() -> None:
+    """sysbench oltp_read_only on gp3 at 60 % of its knee: the bandwidth limit runs at ~22 % with
+    an 8 ms burst tolerance, which clusters of a few 16 KiB reads never fill. Its M/G/1 tail
+    there is lattice round-off (~1e-16); the clusters' large-deviations ratio (up to e^50) must
+    not turn that into a wait (it did: every fifth I/O waited 22 ms, p99 118 ms against the
+    DES's 12). The p99 stays high (+55 %: the clusters' open-loop excess near the knee,
+    docs/analytic-vs-des.md), hence the bound of twice the DES's, not 10 %."""
+    from advisor.layout import resolve
+    from advisor.userfiles import load_catalog
+    from workloads.mysql import MysqlParams
+    from workloads.mysql_run import Deployment, simulate_mysql
+    from workloads.mysql_shape import PRESETS, shape_of
+
+    catalog = load_catalog()
+    dep = Deployment(master=resolve("m5.2xlarge:gp3:650GiB", catalog), replica=None)
+    params = MysqlParams(tps=448.0, data_gb=500, replicas=0, shape=shape_of("sysbench-oltp-ro"),
+                         reads_per_write=PRESETS["sysbench-oltp-ro"].reads)
+    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
+    d = simulate_mysql(dep, catalog, params, engine="des", duration_s=60.0, seed=1)
+    ap99 = a.levels[0].latency_ms.transaction.p99
+    dp99 = d.levels[0].latency_ms.transaction.p99
+    assert ap99 is not None
+    assert dp99 is not None
+    assert ap99 < 2 * dp99, (ap99, dp99)

@@ -12,7 +12,8 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
    clusters' effect is taken from large deviations: -log P(V > x) ~ inf_t sup_g [g (x + t) -
    log E exp(g A(t))], with log E exp(g A(t)) of the Poisson clusters from Campbell's theorem
    (the count of a cluster's I/Os inside a window of length t, `_cluster_counts`); P(V > x) of
-   step 1 is multiplied by exp(I_poisson(x) - I_clustered(x)).
+   step 1 is multiplied by exp(I_poisson(x) - I_clustered(x)), unless step 1's value is the
+   lattice's round-off (EXACT_FLOOR), where P(V > 0) exp(-I_clustered(x)) stands.
 3. Waits of one request are correlated while the unfinished work lasts: the relaxation time of
    reflected Brownian motion with the same drift and variance rate, v / (1 - rho)^2; a sum of k
    waits keeps its mean and gets the variance of k waits correlated r^m at lag m
@@ -65,6 +66,9 @@ LATTICE = 4096  # cells of the M/G/1 workload lattice
 # Waits (s) at which the survival function is evaluated: 0, then 1 us to 1 s
 Y_GRID = np.concatenate(([0.0], np.geomspace(1e-6, 1.0, 48)))
 MIN_WAIT_P = 1e-4  # a limit whose I/Os wait less often than this adds no wait
+# The M/G/1 lattice's round-off (FFT of 2 x LATTICE cells, then a running sum): tail values
+# below this are noise.
+EXACT_FLOOR = 1e-10
 SPACING_SHARE = 0.02  # mean waits below this share of the I/Os' spacing leave it as it is
 
 
@@ -137,14 +141,18 @@ def _add_pmf(a: Pmf, b: Pmf) -> Pmf:
 
 
 @lru_cache(maxsize=4096)
-def _cluster_counts(k: int, t: float, d: float) -> NDArray[np.float64]:
-    """For a window of length t sliding over k points d apart (the positions where it holds
-    any): the length of positions at which it holds n points, n = 0..k."""
-    span = (k - 1) * d + t
-    u = -t + (np.arange(U_POINTS) + 0.5) / U_POINTS * span
+def _cluster_counts(k: int, d: float) -> NDArray[np.float64]:
+    """For windows of every length t in T_GRID (rows) sliding over k points d apart (the
+    positions where they hold any): the length of positions at which one holds n points, n =
+    0..k (columns)."""
+    t = T_GRID[:, None]
+    span = (k - 1) * d + t  # (T, 1)
+    u = -t + (np.arange(U_POINTS) + 0.5)[None, :] / U_POINTS * span  # (T, U)
     j = np.arange(k) * d
-    n = ((j[None, :] >= u[:, None]) & (j[None, :] <= u[:, None] + t)).sum(axis=1)
-    out: NDArray[np.float64] = np.bincount(n, minlength=k + 1).astype(np.float64)
+    n = ((j[None, None, :] >= u[:, :, None])
+         & (j[None, None, :] <= u[:, :, None] + t[:, :, None])).sum(axis=2)  # (T, U)
+    out = np.zeros((T_GRID.size, k + 1))
+    np.add.at(out, (np.repeat(np.arange(T_GRID.size), U_POINTS), n.ravel()), 1.0)
     out *= span / U_POINTS
     return out
 
@@ -172,8 +180,7 @@ class _Work:
             e = 1 - h + h * np.exp(np.minimum(g * a, 50.0))  # one I/O, thinned
             for k, p in cl.pmf:
                 if k > 0:
-                    lengths = np.stack([_cluster_counts(k, float(t), cl.spacing_s)
-                                        for t in T_GRID])
+                    lengths = _cluster_counts(k, cl.spacing_s)
                     powers = np.expm1(np.minimum(np.log(e)[:, None] * np.arange(k + 1), 700.0))
                     out += cl.rate * p * (powers @ lengths.T)
         return out
@@ -264,14 +271,14 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         poisson = singles + [(cl.rate * pmf_mean(cl.pmf) * h, a) for cl, h, a in clus]
         as_poisson = _Work(singles=poisson, bg_rate=sum(r for r, _ in poisson),
                            clusters=[]).cumulants()
-        first = np.exp(min(50.0, float((_ld_rates(as_poisson, levels[:1])
-                                        - _ld_rates(clustered, levels[:1]))[0])))
-        if min(rho, float(exact[0]) * first) < MIN_WAIT_P:
+        first = _clustered_tail(exact[:1], rho, _ld_rates(as_poisson, levels[:1]),
+                                _ld_rates(clustered, levels[:1]))
+        if min(rho, float(first[0])) < MIN_WAIT_P:
             continue  # its I/Os (almost) never wait
-        ratio = np.exp(np.minimum(50.0, _ld_rates(as_poisson, levels)
-                                  - _ld_rates(clustered, levels)))
+        tail = _clustered_tail(exact, rho, _ld_rates(as_poisson, levels),
+                               _ld_rates(clustered, levels))
         # P(wait > y) = P(V > tau + y), on a grid of y
-        surv = np.minimum.accumulate(np.minimum(rho, exact * ratio))
+        surv = np.minimum.accumulate(np.minimum(rho, tail))
         p = float(surv[0])
         if p < MIN_WAIT_P:
             continue
@@ -282,6 +289,18 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         v = 2 * rho * (1 - rho) * theta
         out.append(LimitWait(limit=l, rho=rho, p=p, theta_s=theta, corr_s=v / (1 - rho) ** 2,
                              dist=dist))
+    return out
+
+
+def _clustered_tail(exact: NDArray[np.float64], rho: float, i_poisson: NDArray[np.float64],
+                    i_clustered: NDArray[np.float64]) -> NDArray[np.float64]:
+    """P(V > level) of the clustered work: the exact M/G/1 value times the large-deviations
+    ratio exp(I_poisson - I_clustered); where the lattice's value is round-off (below
+    EXACT_FLOOR) the ratio would multiply noise by up to e^50, so the large-deviations estimate
+    itself, P(V > 0) exp(-I_clustered), stands."""
+    ratio = np.exp(np.minimum(50.0, i_poisson - i_clustered))
+    out: NDArray[np.float64] = np.where(exact > EXACT_FLOOR, exact * ratio,
+                                        rho * np.exp(-i_clustered))
     return out
 
 
