@@ -16,6 +16,9 @@ import statistics
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
+
 from advisor.catalog.model import Catalog
 from advisor.errors import AdvisorError
 from advisor.layout.capacity import capacity, limits_of
@@ -23,7 +26,8 @@ from advisor.layout.cost import Cost, layout_cost, monthly_usd
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
-from advisor.sim.analytic import Mix, SteadyState, build_mix, steady_state
+from advisor.sim.analytic import SteadyState, build_mix, steady_state
+from advisor.sim.analytic.mix import mix_cost
 from advisor.sim.credits import DailyCycle, bucket_days
 from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets
 from advisor.sim.stats import LatencyStats
@@ -208,10 +212,10 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
     # Exact: what the load spends at every limit (RAID fan-out, merging, accounting) against
     # the rate that holds day after day: a baseline unless its credits last the daily peak.
     plan = compile_plan(layout, catalog, limits=lim)
-    mix = build_mix(plan, server.request_classes(), server.background_specs())
-    judged, _ = judge_buckets(plan, _spend(plan, mix, server.rate_tps), cycle)
+    cost = mix_cost(plan, server.request_classes(), server.background_specs())
+    judged, _ = judge_buckets(plan, _spend(plan, cost, server.rate_tps), cycle)
     for l, name in enumerate(judged.limit_names):
-        used = server.rate_tps * float(mix.cost[l])
+        used = server.rate_tps * float(cost[l])
         rate = float(judged.lim_burst[l] if judged.bucket_of(l) >= 0 else judged.lim_rate[l])
         if judged.lim_kind[l] != KIND_DEVICE and used > rate:
             unit = "MiB/s" if judged.lim_kind[l] == KIND_MIB else "IOPS"
@@ -236,9 +240,9 @@ def _sustained_words(lim: LayoutLimits, binding: str, burst: frozenset[str]) -> 
             "the peak every day)")
 
 
-def _spend(plan: SimPlan, mix: Mix, rate: float) -> dict[int, float]:
+def _spend(plan: SimPlan, cost: NDArray[np.float64], rate: float) -> dict[int, float]:
     """Credits/s a load of `rate` requests/s spends from each of the plan's buckets."""
-    return {l: rate * float(mix.cost[l]) for l in plan.bucket_limits()}
+    return {l: rate * float(cost[l]) for l in plan.bucket_limits()}
 
 
 def _over(util: float) -> str:
@@ -249,7 +253,7 @@ def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> Stead
     """The server's steady state over the peak, with each credit bucket judged for this load:
     at its baseline unless, day after day, it lasts the peak (`judge_buckets`)."""
     mix = build_mix(plan, server.request_classes(), server.background_specs())
-    judged, _ = judge_buckets(plan, _spend(plan, mix, server.rate_tps), _cycle(req))
+    judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     if judged is not plan:
         mix = build_mix(judged, server.request_classes(), server.background_specs())
     return steady_state(judged, mix, rate=server.rate_tps, duration_s=req.peak_hours * 3600)
@@ -261,7 +265,7 @@ def load_on_limits(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
     force, share of the baseline, and the burst credits carrying it above the baseline over the
     daily peak, when they do). None when the load uses no limit."""
     mix = build_mix(plan, server.request_classes(), server.background_specs())
-    judged, days = judge_buckets(plan, _spend(plan, mix, server.rate_tps), _cycle(req))
+    judged, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     shares = [(server.rate_tps * float(mix.cost[l]) / float(judged.lim_rate[l]), l)
               for l in range(judged.n_limits)
               if judged.lim_kind[l] != KIND_DEVICE and judged.lim_rate[l] > 0]
@@ -301,7 +305,7 @@ def _baseline_words(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
     """' at its sustained baseline of R (why)' when the binding limit was judged without its
     burst credits; '' otherwise."""
     mix = build_mix(plan, server.request_classes(), server.background_specs())
-    judged, _ = judge_buckets(plan, _spend(plan, mix, server.rate_tps), _cycle(req))
+    judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     why = judged.baseline_only.get(binding)
     if why is None:
         return ""
@@ -320,7 +324,7 @@ def _over_baseline(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) ->
     if not cycle.sustained:
         return None
     mix = build_mix(plan, server.request_classes(), server.background_specs())
-    _, days = judge_buckets(plan, _spend(plan, mix, server.rate_tps), cycle)
+    _, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), cycle)
     for l, d in days.items():
         if d.carries and d.earn_per_s > 0:
             util = d.peak_spend_per_s / d.earn_per_s

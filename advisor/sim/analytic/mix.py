@@ -166,13 +166,22 @@ def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
     return _memo(plan, ("io_cost", op, size, random), make)
 
 
-def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
+def io_charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.float64]:
+    """The cost at every limiter of one logical I/O, without its service time (the cheap part
+    of `io_cost`, for capacity checks; computed once per plan, read-only)."""
+    def make() -> NDArray[np.float64]:
+        cost = _charge(plan, op, size, random)
+        cost.flags.writeable = False
+        return cost
+
+    return _memo(plan, ("io_charge", op, size, random), make)
+
+
+def _charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.float64]:
     cost = np.zeros(plan.n_limits)
+    if op in (3, 4):  # flush only / CPU time: no limiter cost
+        return cost
     write = op in (1, 2)
-    if op == 3:  # flush only: no limiter cost, the device's flush time
-        return cost, Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0])), 0.0
-    if op == 4:  # CPU time: `size` microseconds, no device
-        return cost, Dist(np.array([size * 1e-6]), np.array([1.0])), 0.0
     fan = fanout(RAID_NAMES[plan.raid], plan.members, write=write, size=size,
                  chunk=plan.chunk_bytes)
     member_ios, sub = fan.member_ios, fan.piece_size
@@ -187,6 +196,50 @@ def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
                          plan.lim_unit_bytes[l] / KIB, sub / KIB, random=random)
         share = 1.0 if plan.limit_scope[l] == "instance" else 1.0 / plan.members
         cost[l] += per * member_ios * share
+    return cost
+
+
+def merged_charge(plan: SimPlan, io: IoSpec, device_ios: float) -> NDArray[np.float64]:
+    """A background stream's cost per I/O: a sequential stream merges only with its own
+    previous I/O; interleaved with the others' I/Os on the device, its I/O follows its
+    predecessor with about its share of the I/Os (the event simulation merges exactly when it
+    does), else it counts whole, as a random one."""
+    c = io_charge(plan, io.op, io.size_bytes, io.random)
+    if io.random or io.op not in (0, 1, 2) or device_ios <= 0:
+        return c
+    merged = min(1.0, io.count / device_ios)
+    return merged * c + (1 - merged) * io_charge(plan, io.op, io.size_bytes, True)
+
+
+def mix_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
+             background: tuple[IoSpec, ...] = ()) -> NDArray[np.float64]:
+    """Per request, the cost at every limiter of a mix (what `build_mix(...).cost` gives)
+    without the service-time distributions: for capacity checks of many candidates."""
+    cost = np.zeros(plan.n_limits)
+    n_fg = 0.0
+    for cls in classes:
+        for io in cls.ios:
+            cost += cls.probability * io.count * io_charge(plan, io.op, io.size_bytes,
+                                                           io.random)
+            if io.op in (0, 1, 2):
+                n_fg += cls.probability * io.count
+    device_ios = n_fg + sum(io.count for io in background if io.op in (0, 1, 2))
+    for io in background:
+        cost += io.count * merged_charge(plan, io, device_ios)
+    return cost
+
+
+def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
+    cost = _charge(plan, op, size, random)
+    if op == 3:  # flush only: no limiter cost, the device's flush time
+        return cost, Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0])), 0.0
+    if op == 4:  # CPU time: `size` microseconds, no device
+        return cost, Dist(np.array([size * 1e-6]), np.array([1.0])), 0.0
+    write = op in (1, 2)
+    fan = fanout(RAID_NAMES[plan.raid], plan.members, write=write, size=size,
+                 chunk=plan.chunk_bytes)
+    member_ios, sub = fan.member_ios, fan.piece_size
+    wop = 1 if write else 0
     dist = service_dist(plan, wop, sub, member_ios, flush=op == 2)
     serial = 0.0
     if plan.dev_serial[0]:  # busy seconds summed over the members the I/O occupies
@@ -311,12 +364,7 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
         c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
         part = io_part(plan, io)
         if not io.random and io.op in (0, 1, 2) and device_ios > 0:
-            # A sequential stream merges only with its own previous I/O: interleaved with the
-            # others' I/Os on the device, its I/O follows its predecessor with about its share
-            # of the I/Os (the event simulation merges exactly when it does), else it counts
-            # whole, as a random one.
-            merged = min(1.0, io.count / device_ios)
-            c = merged * c + (1 - merged) * io_cost(plan, io.op, io.size_bytes, True)[0]
+            c = merged_charge(plan, io, device_ios)
             c.flags.writeable = False
             part = replace(part, cost=c)
         bg_parts.append(part)
