@@ -180,9 +180,11 @@ def test_allowing_ephemeral_picks_cheaper_instance_store_and_says_what_is_lost(
     assert eph["durability"]["ephemeral"] is True
     assert eph["monthly_usd"] < ebs["monthly_usd"]
     assert ":store" in eph["master"]
-    assert eph["durability"]["notes"][0] == (
-        f"master {eph['master']} uses instance store: its data is lost on stop, hibernate, "
-        "terminate or host failure; it is rebuilt from the replica (re-clone time not modelled)")
+    notes = eph["durability"]["notes"]
+    assert (f"master {eph['master']} uses instance store: its data is lost on stop, hibernate, "
+            "terminate or host failure; it is rebuilt from the replica (re-clone time not "
+            "modelled)") in notes
+    assert any(n.startswith("loss window: asynchronous replication") for n in notes)
     assert eph["durability"]["all_copies_lost_probability"] < \
         eph["durability"]["annual_loss_probability"]["master"]
 
@@ -210,11 +212,25 @@ def test_ten_million_tps_is_infeasible_with_the_nearest_candidates(catalog: Cata
 
 @pytest.mark.slow
 def test_when_no_replica_keeps_up_the_answer_says_so(catalog: Catalog) -> None:
-    """4,000 GiB at 1,200 tps: masters pass, but one SQL thread cannot apply 282 writes/s with
-    ~8 page reads each on EBS; the nearest candidates named are replicas, with that reason."""
+    """4,000 GiB at 1,200 tps on MariaDB: its one SQL thread cannot apply 282 writes/s with
+    ~8 page reads each on EBS; the refusal names the nearest candidates (masters that miss the
+    SLO in the event simulation and replicas that fall behind), the replicas with that reason."""
     with pytest.raises(InfeasibleSlo) as info:
-        run_size(MysqlSizeRequest(tps=1200, reads=3.25, data_gb=4000), catalog)
+        run_size(MysqlSizeRequest(tps=1200, reads=3.25, data_gb=4000, server="mariadb-10.11"),
+                 catalog)
     message = str(info.value)
     assert message.count("/month): ") == 5
-    assert message.count("replica falls behind at target load: applies") == 5
-    assert message.count("writes/s < 282") == 5
+    behind = message.count("replica falls behind at target load: applies")
+    assert behind >= 1
+    assert message.count("writes/s < 282") == behind
+    # the same deployment with MySQL 8.0's four workers keeps up: replicas are not what fails
+    assert "replica falls behind" not in _refusal(catalog, MysqlSizeRequest(
+        tps=1200, reads=3.25, data_gb=4000))
+
+
+def _refusal(catalog: Catalog, req: MysqlSizeRequest) -> str:
+    try:
+        run_size(req, catalog)
+    except InfeasibleSlo as exc:
+        return str(exc)
+    return ""
