@@ -6,7 +6,7 @@ from typing import Any
 
 from advisor.options import FieldError, option
 from workloads.mysql import SERVER_NAMES, MysqlParams
-from workloads.mysql_shape import PRESETS, check_skew, check_txn, shape_of
+from workloads.mysql_shape import PRESETS, WorkloadShape, check_skew, check_txn, shape_of
 
 SHAPE = "Workload shape (what one transaction is)"
 SERVER = "Server settings (defaults: the server's own)"
@@ -74,11 +74,15 @@ class MysqlOptions:
                                    help="round trip master-replica for --semi-sync (estimate "
                                    "for two availability zones of one region)")
 
+    def shape(self) -> WorkloadShape:
+        """The preset's shape with the options set on top."""
+        return shape_of(self.preset, read_txn=self.read_txn, write_txn=self.write_txn,
+                        row_bytes=self.row_bytes, secondary_indexes=self.secondary_indexes,
+                        skew=self.skew)
+
     def check_shape(self, reads: float | None) -> None:
         """Raise FieldError if the shape does not hold together (called by the requests)."""
-        shape = shape_of(self.preset, read_txn=self.read_txn, write_txn=self.write_txn,
-                         row_bytes=self.row_bytes, secondary_indexes=self.secondary_indexes,
-                         skew=self.skew)
+        shape = self.shape()
         if reads is not None and reads > 0 and (shape.read_txn is None
                                                 or shape.write_txn is None):
             only = "read-only" if shape.write_txn is None else "read-write"
@@ -88,9 +92,7 @@ class MysqlOptions:
     def mysql_params(self, *, tps: float, reads: float | None, replicas: int,
                      data_gb: float) -> MysqlParams:
         """The model's parameters for this request at `tps` (reads None: the preset's)."""
-        shape = shape_of(self.preset, read_txn=self.read_txn, write_txn=self.write_txn,
-                         row_bytes=self.row_bytes, secondary_indexes=self.secondary_indexes,
-                         skew=self.skew)
+        shape = self.shape()
         lru: Any = None if self.log_replica_updates is None else self.log_replica_updates == "on"
         return MysqlParams(
             tps=tps, reads_per_write=PRESETS[self.preset].reads if reads is None else reads,

@@ -28,6 +28,7 @@ Named presets (`PRESETS`):
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -309,10 +310,12 @@ class WorkloadShape:
         return out
 
 
+@lru_cache(maxsize=256)
 def shape_of(preset: str, *, read_txn: str | None = None, write_txn: str | None = None,
              row_bytes: int | None = None, secondary_indexes: int | None = None,
              skew: str | None = None) -> WorkloadShape:
-    """The preset's shape with what the user set on top."""
+    """The preset's shape with what the user set on top (parsed once per distinct request: a
+    sizing asks for it for every candidate)."""
     p = PRESETS[preset]
     shape = WorkloadShape(
         preset=preset,
@@ -344,22 +347,19 @@ def parse_txn_field(name: str, text: str) -> TxnShape:
         raise FieldError(name, text, exc.problem) from None
 
 
-def check_txn(text: str) -> str | None:
-    """The problem with a --read-txn / --write-txn value (None: fine)."""
-    if len(text) > 400:
-        return "too long for a transaction shape"
-    try:
-        parse_txn(text)
-    except FieldError as exc:
-        return exc.problem
-    return None
+def _checker(parse: Callable[[str], object], most: int, what: str) -> Callable[[str], str | None]:
+    """An option check: the problem `parse` finds with a value, or None (fine)."""
+    def check(text: str) -> str | None:
+        if len(text) > most:
+            return f"too long for {what}"
+        try:
+            parse(text)
+        except FieldError as exc:
+            return exc.problem
+        return None
+
+    return check
 
 
-def check_skew(text: str) -> str | None:
-    if len(text) > 60:
-        return "too long for a skew"
-    try:
-        parse_skew(text)
-    except FieldError as exc:
-        return exc.problem
-    return None
+check_txn = _checker(parse_txn, 400, "a transaction shape")  # --read-txn / --write-txn
+check_skew = _checker(parse_skew, 60, "a skew")
