@@ -215,6 +215,11 @@ def _read_json(origin: str, text: str) -> _File:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CatalogError(f"{origin}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except RecursionError:
+        raise CatalogError(f"{origin}: nests JSON too deeply to read") from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise CatalogError(f"{origin}: not JSON this advisor reads ({str(exc).split(':')[0]})") \
+            from None
     if not isinstance(raw, dict):
         raise CatalogError(f"{origin}: the top level must be an object")
     try:

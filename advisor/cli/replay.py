@@ -170,6 +170,10 @@ def replay_command(
     fmt: FormatOpt = Format.table,
 ) -> None:
     with _user_errors():
+        from advisor.userfiles import check_output
+
+        check_output(out, what="result")  # before the run, not after it
+        check_output(io_profile_out, what="io profile")
         result = _replay(master, replica or [], reads, ramp, duration, warmup, rows, rate,
                          driver, seed, io_profile_out)
         if out is not None:

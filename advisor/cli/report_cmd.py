@@ -50,6 +50,9 @@ def report(
 
     if (result is None) == (run is None):
         raise InvalidInput("give a result file or --run ID (one of them)")
+    from advisor.userfiles import check_output
+
+    check_output(output, what="report")  # before the rendering, not after it
     run_id = created = None
     if run is not None:
         from advisor.store import SqlRunStore

@@ -68,6 +68,10 @@ def simulate(*, fmt: SimFormat, out: Path | None, catalog: list[Path] | None,
     from workloads.simulate import run_simulate
 
     req = simulate_request(options)
+    from advisor.userfiles import check_output
+
+    check_output(out, what="result")  # before the simulation, not after it
+    check_output(report, what="report")
     cat = load(catalog)
     measured = None
     if io_profile is not None:

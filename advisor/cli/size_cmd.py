@@ -55,6 +55,10 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
     from recommend.run import run_size
 
     req = size_request(options)
+    from advisor.userfiles import check_output
+
+    check_output(out, what="result")  # before the sizing, not after it
+    check_output(report, what="report")
     cat = load(catalog)
     if req.region is not None and req.region != cat.region:
         raise FieldError("region", req.region, f"the catalog holds {cat.region}; add a user "

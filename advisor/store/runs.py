@@ -10,6 +10,7 @@ leaves the run whole or absent. A URL is only ever shown with its password maske
 
 import json
 import os
+import stat
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from advisor import __version__
 from advisor.errors import AdvisorError, InvalidInput
 from advisor.serial import to_json
 from advisor.store.schema import migrate, runs
-from advisor.urls import mask_url
+from advisor.urls import mask_url, scrub, url_problem
 
 DATABASE_ENV = "ADVISOR_DATABASE_URL"
 KINDS = ("size", "simulate", "replay", "calibrate")
@@ -83,15 +84,35 @@ def default_url() -> str:
 
 
 def _parse(url: str) -> URL:
+    if problem := url_problem(url):
+        raise StoreError(f"{DATABASE_ENV}: {problem}")
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         raise StoreError(f"{DATABASE_ENV}: not a database URL (expected e.g. "
                          "sqlite:///runs.sqlite3, mysql+pymysql://user:pw@host/db or "
                          "postgresql+psycopg://user:pw@host/db)") from None
     if parsed.drivername in ("mysql", "mariadb"):  # PyMySQL ships with advisor; mysqlclient may not
         parsed = parsed.set(drivername=f"{parsed.drivername}+pymysql")
     return parsed
+
+
+def _sqlite_file(path: Path, location: str) -> None:
+    """A SQLite database is a regular file (or a new one): SQLite would write into a device node
+    or FIFO and put its journal beside it (as root, /dev/null-journal)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{location}: cannot create {path.parent} ({exc.strerror})") from None
+        return
+    except OSError as exc:
+        raise StoreError(f"{location}: cannot open the runs database ({exc.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"{location}: the runs database must be a regular file, not "
+                         f"{'a directory' if stat.S_ISDIR(st.st_mode) else 'a special file'}")
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -107,11 +128,11 @@ class SqlRunStore:
     def __init__(self, url: str | None = None) -> None:
         parsed = _parse(url or default_url())
         self._location = masked(parsed)
-        self._secret = parsed.password
+        self._url = parsed
         kwargs: dict[str, Any] = {"pool_pre_ping": True}
         if parsed.get_backend_name() == "sqlite":
             if parsed.database and parsed.database != ":memory:":
-                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                _sqlite_file(Path(parsed.database).expanduser(), self._location)
             kwargs = {"connect_args": {"timeout": 30}}
         try:
             self._engine: Engine = create_engine(parsed, **kwargs)
@@ -127,7 +148,7 @@ class SqlRunStore:
         return self._location
 
     def _errors(self, what: str) -> "_Translate":
-        return _Translate(f"{self._location}: cannot {what} the runs database", self._secret)
+        return _Translate(f"{self._location}: cannot {what} the runs database", self._url)
 
     def save(self, kind: str, request: Mapping[str, Any], result: Mapping[str, Any]) -> str:
         if kind not in KINDS:
@@ -166,9 +187,9 @@ class SqlRunStore:
 class _Translate:
     """SQLAlchemy errors -> StoreError with one line; the URL in it is already masked."""
 
-    def __init__(self, prefix: str, secret: str | None = None) -> None:
+    def __init__(self, prefix: str, url: URL) -> None:
         self.prefix = prefix
-        self.secret = secret
+        self.url = url
 
     def __enter__(self) -> None:
         return None
@@ -177,9 +198,8 @@ class _Translate:
         if isinstance(exc, SQLAlchemyError):
             orig = getattr(exc, "orig", None) or exc
             first = str(orig).splitlines()[0] if str(orig) else type(orig).__name__
-            if self.secret:  # a driver that echoes its connection string must not leak it
-                first = first.replace(str(self.secret), "***")
-            raise StoreError(f"{self.prefix} ({first})") from None
+            # a driver that echoes its connection string must not leak a password from it
+            raise StoreError(f"{self.prefix} ({scrub(first, self.url)})") from None
 
 
 def _looks_like_id(run_id: str) -> bool:

@@ -6,6 +6,7 @@ import math
 import os
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import textwrap
@@ -177,6 +178,47 @@ def test_the_password_is_never_shown() -> None:
         SqlRunStore(url)
     assert "s3cret-pw" not in str(err.value)
     assert "127.0.0.1:1" in str(err.value)
+
+
+def test_a_password_in_the_query_is_never_shown() -> None:
+    """`?password=` (and PyMySQL's other spellings) are masked in the location and the error."""
+    url = "mysql+pymysql://advisor@127.0.0.1:1/runs?charset=utf8&password=s3cret-pw&passwd=t0k3n-x"
+    with pytest.raises(StoreError) as err:
+        SqlRunStore(url)
+    message = str(err.value)
+    assert "s3cret-pw" not in message
+    assert "t0k3n-x" not in message
+    assert message.startswith("mysql+pymysql://advisor@127.0.0.1:1/runs?charset=utf8&passwd=***"
+                              "&password=***: cannot open the runs database (")
+    assert "\n" not in message
+
+
+def test_a_port_that_is_not_a_number_is_one_line() -> None:
+    """`:notaport` is refused before SQLAlchemy's int() sees it, the password masked."""
+    with pytest.raises(StoreError, match=r"^ADVISOR_DATABASE_URL: database URL "
+                                         r"mysql\+pymysql://u:\*\*\*@h:notaport/db: port "
+                                         r"'notaport' is not a number from 1 to 65535$"):
+        SqlRunStore("mysql+pymysql://u:s3cret@h:notaport/db")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_a_sqlite_database_must_be_a_regular_file(tmp_path: Path, kind: str) -> None:
+    """SQLite would write into a FIFO or device node and put a journal beside it: refused, and
+    nothing is created."""
+    path = tmp_path / "runs.sqlite3"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        try:
+            os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+        except PermissionError:
+            pytest.skip("cannot make device nodes here (no CAP_MKNOD)")
+    with pytest.raises(StoreError, match=r"runs.sqlite3: the runs database must be a regular "
+                                         r"file, not a (directory|special file)$"):
+        SqlRunStore(sqlite_url(path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs.sqlite3"]
 
 
 def test_a_bad_url_is_one_line() -> None:

@@ -15,7 +15,7 @@ from sqlalchemy import URL, Connection, Engine, create_engine, make_url, text
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 from advisor.errors import InvalidInput
-from advisor.urls import mask_url
+from advisor.urls import mask_url, scrub, url_problem
 from workloads.real.db import HEARTBEAT_TABLE, KV_TABLE, DatabaseUnavailable, TransactionFailed
 
 T = TypeVar("T")
@@ -27,6 +27,8 @@ _SUPPORTED = ("mysql", "mariadb", "sqlite")
 
 def parse_url(url: str) -> URL:
     """A SQLAlchemy URL for a supported database; bare `mysql://` gets the PyMySQL driver."""
+    if problem := url_problem(url):
+        raise InvalidInput(problem)
     try:
         parsed = make_url(url)
     except (ArgumentError, ValueError):
@@ -55,7 +57,6 @@ class SqlAlchemyDatabase:
         self, url: str, *, pool_size: int = 8, replica: bool = False, timeout_s: float = 30.0
     ) -> None:
         self._url = parse_url(url)
-        self._password = self._url.password or ""
         self._name = mask_url(self._url)
         self._is_replica = replica
         self._mysql = self._url.get_backend_name() in ("mysql", "mariadb")
@@ -91,10 +92,7 @@ class SqlAlchemyDatabase:
     # -- connections and errors -------------------------------------------------------------
 
     def _scrub(self, message: str) -> str:
-        one_line = " ".join(message.split())
-        if self._password:
-            one_line = one_line.replace(self._password, "***")
-        return one_line
+        return scrub(message, self._url)
 
     def _describe(self, exc: BaseException) -> str:
         orig = getattr(exc, "orig", None) or exc

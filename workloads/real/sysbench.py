@@ -210,7 +210,10 @@ def oltp_connection(url: str) -> tuple[list[str], dict[str, str]]:
         f"--mysql-user={parsed.username or 'root'}",
         f"--mysql-db={parsed.database}",
     ]
-    return args, {"MYSQL_PWD": parsed.password or ""}
+    # PyMySQL also takes the password as ?password= or ?passwd= (SQLAlchemy passes it on)
+    query = {k: v if isinstance(v, str) else v[-1] for k, v in parsed.query.items()}
+    password = parsed.password or query.get("password") or query.get("passwd") or ""
+    return args, {"MYSQL_PWD": str(password)}
 
 
 def point_selects_for(reads_per_write: float) -> int:
