@@ -319,6 +319,9 @@ def calibrate_command(
     fmt: FormatOpt = Format.table,
 ) -> None:
     with _user_errors():
+        from advisor.userfiles import check_output
+
+        check_output(out, what="profile")  # before the measurements, not after them
         document, name = _calibrate(path, size, time_s, threads, block_size, name, import_fio)
         from advisor.userfiles import write_json
 

@@ -127,3 +127,13 @@ def test_serve_masks_the_runs_database(tmp_path: Path, monkeypatch: pytest.Monke
         create_app(Settings(database_url=url), catalog=load_catalog(use_env=False))
     assert "s3cret-pw" not in caplog.text
     assert "runs.sqlite3?password=***" in caplog.text
+
+
+def test_calibrate_refuses_its_output_path_before_measuring(tmp_path: Path) -> None:
+    """--out at a FIFO is refused before any test file (or --path directory) is made."""
+    os.mkfifo(tmp_path / "cal.json")
+    result = run_cli("calibrate", "--path", str(tmp_path / "disk"), "--out",
+                     str(tmp_path / "cal.json"))
+    assert result.exit_code == 2
+    assert "cal.json: is a FIFO (named pipe); the profile is written only" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json"]
