@@ -1,26 +1,36 @@
-"""What the endpoints call: settings from the environment, the catalog, the run store and a
-cache of sizing results. No HTTP here; `api.app` maps these calls and their errors to HTTP.
+"""What the endpoints call: settings from the environment, the catalog, the run store, a cache of
+sizing results and the workers that run sizings and simulations. No HTTP here; `api.app` maps
+these calls and their errors to HTTP.
 """
 
+import math
 import os
 import threading
-import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from pydantic import BaseModel
 
 from advisor.catalog.model import Catalog
-from advisor.errors import InvalidInput
+from advisor.errors import InfeasibleSlo, InvalidInput
 from advisor.options import FieldError
 from advisor.serial import to_json
 from advisor.store import RunStore
+from api.jobs import JobError, simulate_job, size_job
+from api.workers import Workers
 
 TOKEN_ENV = "ADVISOR_API_TOKEN"
 BUDGET_ENV = "ADVISOR_API_IO_BUDGET"
+WORKERS_ENV = "ADVISOR_API_WORKERS"
+QUEUE_ENV = "ADVISOR_API_QUEUE"
+TIMEOUT_ENV = "ADVISOR_API_TIMEOUT_S"
+BODY_ENV = "ADVISOR_API_MAX_BODY_BYTES"
 DEFAULT_IO_BUDGET = 20_000_000
+MAX_IO_BUDGET = 1e12
 MAX_DURATION_S = 3600.0
 
 
@@ -32,90 +42,153 @@ class Settings:
     database_url: str | None = None  # None: $ADVISOR_DATABASE_URL or the user's SQLite file
     size_cache: int = 256  # sizing results kept (same request + catalog -> same answer)
     report_cache: int = 32  # rendered run reports kept (runs never change)
+    # Worker processes for sizings and simulations; 0 runs them in threads of the server process
+    # (tests, embedding: no process start-up, but a running job cannot be cancelled).
+    workers: int = 0
+    queue: int | None = None  # requests waiting for a worker before 503 (None: 2 per worker)
+    timeout_s: float = 600.0  # computing one request may take (then 422)
+    max_body_bytes: int = 65_536  # a request body over this is refused with 413
+    body_timeout_s: float = 10.0  # a body must arrive within this (then 408)
+
+    @property
+    def queue_depth(self) -> int:
+        return self.queue if self.queue is not None else 2 * max(1, self.workers)
 
     @classmethod
     def from_env(cls) -> "Settings":
-        budget = os.environ.get(BUDGET_ENV)
-        try:
-            io_budget = float(budget) if budget else DEFAULT_IO_BUDGET
-        except ValueError:
-            raise InvalidInput(f"{BUDGET_ENV}={budget!r}: a number of I/Os, e.g. 20000000") \
-                from None
-        return cls(token=os.environ.get(TOKEN_ENV) or None, io_budget=io_budget)
+        """The server's settings: ADVISOR_API_* (see `advisor serve --help`); a bad value is
+        one line naming the variable. Sizings run in one worker process per CPU by default."""
+        cpus = os.cpu_count() or 1
+        workers = int(_env_number(WORKERS_ENV, cpus, 0, 256, integer=True))
+        return cls(
+            token=os.environ.get(TOKEN_ENV) or None,
+            io_budget=_env_number(BUDGET_ENV, DEFAULT_IO_BUDGET, 1, MAX_IO_BUDGET),
+            workers=workers,
+            queue=int(_env_number(QUEUE_ENV, 2 * max(1, workers), 0, 10_000, integer=True)),
+            timeout_s=_env_number(TIMEOUT_ENV, 600.0, 1, 86_400),
+            max_body_bytes=int(_env_number(BODY_ENV, 65_536, 1024, 64 * 2**20, integer=True)))
+
+
+def _env_number(name: str, default: float, low: float, high: float, *,
+                integer: bool = False) -> float:
+    """$name as a finite number within [low, high], else InvalidInput in one line."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    text = raw.strip().replace("_", "")
+    what = "a whole number" if integer else "a number"
+    example = f"{default:g}" if not integer else str(int(default))
+    try:
+        value = float(text) if len(text) <= 40 else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or (integer and not value.is_integer()) \
+            or not low <= value <= high:
+        shown = raw if len(raw) <= 40 else raw[:40] + "…"
+        raise InvalidInput(f"{name}={shown!r}: {what} from {low:g} to {high:g}, e.g. {example}")
+    return value
 
 
 class LruCache:
-    """A thread-safe LRU map with single flight: concurrent misses on one key compute it once."""
+    """An LRU map for the event loop, with single flight: concurrent misses on one key compute
+    it once; the others wait for that answer (or, if its request was cancelled, take over)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._data: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = threading.Lock()
-        self._pending: dict[Any, threading.Lock] = {}
+        self._pending: dict[Any, anyio.Event] = {}
         self.hits = 0
         self.misses = 0
 
-    def get_or_compute(self, key: Any, compute: Callable[[], Any]) -> tuple[Any, bool]:
-        """(value, True if it came from the cache)."""
+    async def get_or_compute(self, key: Any,
+                             compute: Callable[[], Awaitable[Any]]) -> tuple[Any, bool]:
+        """(value, True if it came from the cache or another request's computation)."""
         while True:
-            with self._lock:
-                if key in self._data:
-                    self._data.move_to_end(key)
-                    self.hits += 1
-                    return self._data[key], True
-                flight = self._pending.get(key)
-                if flight is None:
-                    flight = self._pending[key] = threading.Lock()
-                    flight.acquire()
-                    break
-            with flight:  # another thread computes it: wait, then look again
-                pass
+            if key in self._data:
+                self._data.move_to_end(key)
+                self.hits += 1
+                return self._data[key], True
+            flight = self._pending.get(key)
+            if flight is None:
+                break
+            await flight.wait()
+        flight = self._pending[key] = anyio.Event()
         try:
-            value = compute()
-            with self._lock:
-                self.misses += 1
-                if self.size > 0:
-                    self._data[key] = value
-                    while len(self._data) > self.size:
-                        self._data.popitem(last=False)
+            value = await compute()
+            self.misses += 1
+            if self.size > 0:
+                self._data[key] = value
+                while len(self._data) > self.size:
+                    self._data.popitem(last=False)
             return value, False
         finally:
-            with self._lock:
-                del self._pending[key]
-            flight.release()
+            del self._pending[key]
+            flight.set()
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    """A deterministic "no" (409) kept in the cache like an answer."""
+
+    detail: str
 
 
 class Service:
-    """The API's state: catalog, store, caches. Thread-safe; endpoints run in a threadpool."""
+    """The API's state: catalog, store, caches, workers. Async calls run on the event loop."""
 
     def __init__(self, settings: Settings, catalog: Catalog, store: RunStore) -> None:
         self.settings = settings
         self.catalog = catalog
         self.store = store
         self.sizes = LruCache(settings.size_cache)
-        self.reports = LruCache(settings.report_cache)
+        self.reports: OrderedDict[str, str] = OrderedDict()
+        self._reports_lock = threading.Lock()  # reports render in the threadpool
+        self.workers = Workers(workers=settings.workers, queue=settings.queue_depth,
+                               timeout_s=settings.timeout_s)
 
-    def size(self, body: BaseModel) -> tuple[dict[str, Any], str, bool]:
+    async def size(self, body: BaseModel) -> tuple[dict[str, Any], str, bool]:
         """(result, run id, cached): the sizing result, stored as a run."""
         from recommend.request import size_request
-        from recommend.run import run_size
 
-        req = size_request(body.model_dump())
+        request = body.model_dump()
+        req = await anyio.to_thread.run_sync(size_request, request)
         if req.region is not None and req.region != self.catalog.region:
             raise FieldError("region", req.region, f"the catalog holds {self.catalog.region}; "
                              "add a user catalog with that region's prices (--catalog FILE)")
-        result, cached = self.sizes.get_or_compute(
-            (req, self.catalog.catalog_version),
-            lambda: to_json(run_size(req, self.catalog, clock=time.perf_counter)))
-        run_id = self.store.save("size", body.model_dump(), result)
+
+        async def compute() -> Any:
+            try:
+                return await self._run(size_job, req, self.catalog)
+            except InfeasibleSlo as exc:
+                return _Refusal(str(exc))
+
+        result, cached = await self.sizes.get_or_compute((req, self.catalog.catalog_version),
+                                                         compute)
+        if isinstance(result, _Refusal):
+            raise InfeasibleSlo(result.detail)
+        run_id = await anyio.to_thread.run_sync(self.store.save, "size", request, result)
         return result, run_id, cached
 
-    def simulate(self, body: Any) -> tuple[dict[str, Any], str]:
-        from api.simulate import run_simulate
+    async def simulate(self, body: BaseModel) -> tuple[dict[str, Any], str]:
+        from api.simulate import simulate_request_within
 
-        result = to_json(run_simulate(body, self.catalog, io_budget=self.settings.io_budget,
-                                          max_duration_s=self.settings.max_duration_s))
-        return result, self.store.save("simulate", body.model_dump(), result)
+        request = body.model_dump()
+        req = await anyio.to_thread.run_sync(simulate_request_within, request,
+                                             self.settings.max_duration_s)
+        result = await self._run(simulate_job, req, self.catalog, self.settings.io_budget)
+        run_id = await anyio.to_thread.run_sync(self.store.save, "simulate", request, result)
+        return result, run_id
+
+    async def _run(self, job: Callable[..., Any], *args: Any) -> Any:
+        """A job on the workers; its failure as the core's own error."""
+        try:
+            return await self.workers.run(job, *args)
+        except JobError as exc:
+            if exc.kind == "infeasible":
+                raise InfeasibleSlo(exc.detail) from None
+            if exc.kind == "invalid":
+                raise InvalidInput(exc.detail) from None
+            raise
 
     def layout(self, spec: str) -> dict[str, Any]:
         from advisor.layout import resolve
@@ -135,12 +208,21 @@ class Service:
 
     def report(self, run_id: str) -> str | None:
         """The HTML report of a stored run (rendered once, then cached), None if unknown."""
+        with self._reports_lock:
+            if run_id in self.reports:
+                return self.reports[run_id]
         run = self.store.get(run_id)
         if run is None:
             return None
         from advisor.report import render_report
 
-        html, _ = self.reports.get_or_compute(run_id, lambda: render_report(
-            run.result, catalog=self.catalog, run_id=run.id,
-            created_at=run.created_at.isoformat(timespec="seconds")))
-        return str(html)
+        html = str(render_report(run.result, catalog=self.catalog, run_id=run.id,
+                                 created_at=run.created_at.isoformat(timespec="seconds")))
+        with self._reports_lock:  # a race renders the same page twice: harmless
+            self.reports[run_id] = html
+            while len(self.reports) > self.settings.report_cache:
+                self.reports.popitem(last=False)
+        return html
+
+    def close(self) -> None:
+        self.workers.close()

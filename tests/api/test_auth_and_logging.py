@@ -1,6 +1,7 @@
 """The optional bearer token, and request logs that never carry a secret."""
 
 import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -63,10 +64,22 @@ def test_request_log_has_method_path_status_and_time_but_no_secret(
 
 
 def test_settings_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """ADVISOR_API_TOKEN and ADVISOR_API_IO_BUDGET; a bad budget is one line."""
+    """ADVISOR_API_*: token, I/O budget, workers (default one per CPU), queue (default 2 per
+    worker), time limit, body limit; a bad value is one line naming the variable."""
+    for name in ("WORKERS", "QUEUE", "TIMEOUT_S", "MAX_BODY_BYTES"):
+        monkeypatch.delenv(f"ADVISOR_API_{name}", raising=False)
     monkeypatch.setenv("ADVISOR_API_TOKEN", "t")
     monkeypatch.setenv("ADVISOR_API_IO_BUDGET", "5e6")
-    assert Settings.from_env() == Settings(token="t", io_budget=5e6)
+    cpus = os.cpu_count() or 1
+    assert Settings.from_env() == Settings(token="t", io_budget=5e6, workers=cpus,
+                                           queue=2 * cpus)
+    monkeypatch.setenv("ADVISOR_API_WORKERS", "3")
+    monkeypatch.setenv("ADVISOR_API_TIMEOUT_S", "90")
+    monkeypatch.setenv("ADVISOR_API_MAX_BODY_BYTES", "4096")
+    assert Settings.from_env() == Settings(token="t", io_budget=5e6, workers=3, queue=6,
+                                           timeout_s=90, max_body_bytes=4096)
+    monkeypatch.setenv("ADVISOR_API_QUEUE", "0")
+    assert Settings.from_env().queue_depth == 0
     monkeypatch.setenv("ADVISOR_API_IO_BUDGET", "lots")
     with pytest.raises(InvalidInput, match="ADVISOR_API_IO_BUDGET='lots'"):
         Settings.from_env()

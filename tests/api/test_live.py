@@ -5,6 +5,8 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -66,7 +68,8 @@ def test_runs_survive_recreating_the_app(catalog: Catalog, tmp_path) -> None:
 @pytest.mark.slow
 def test_killing_the_service_mid_request_corrupts_nothing(live_server: LiveServer) -> None:
     """SIGKILL while a long simulation runs: the database passes integrity_check, the earlier
-    run is intact, no half run exists, and a restarted server answers from it."""
+    run is intact, no half run exists, the worker processes exit by themselves, and a restarted
+    server answers from it."""
     live = live_server.start()
     kept = httpx.post(f"{live.url}/v1/simulate", json=SMALL, timeout=60).json()["run_id"]
     outcome: list[object] = []
@@ -77,6 +80,9 @@ def test_killing_the_service_mid_request_corrupts_nothing(live_server: LiveServe
         except httpx.TransportError as exc:
             outcome.append(exc)
 
+    assert live.proc is not None
+    workers = workers_of(live.proc.pid)
+    assert workers
     worker = threading.Thread(target=long_request)
     worker.start()
     time.sleep(1.0)
@@ -84,6 +90,8 @@ def test_killing_the_service_mid_request_corrupts_nothing(live_server: LiveServe
     worker.join(timeout=30)
     assert outcome, "the long request neither finished nor failed"
     assert isinstance(outcome[0], httpx.TransportError), outcome
+    # the server's worker processes notice their parent is gone and exit: no orphan computes on
+    assert wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 10)
     with sqlite3.connect(live.db) as db:
         assert db.execute("pragma integrity_check").fetchone() == ("ok",)
         rows = db.execute("select id, result from runs").fetchall()
@@ -94,3 +102,77 @@ def test_killing_the_service_mid_request_corrupts_nothing(live_server: LiveServe
     store = SqlRunStore(f"sqlite:///{live.db}")
     assert [r.id for r in store.recent(10)] == [kept]
     store.close()
+
+
+def workers_of(pid: int) -> set[int]:
+    """The worker processes of server `pid` (its multiprocessing children, not the tracker)."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text()
+            cmdline = (proc / "cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmdline:
+            found.add(int(proc.name))
+    return found
+
+
+def wait_for(check: Callable[[], bool], within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.2)
+    return check()
+
+
+@pytest.mark.slow
+def test_a_client_that_leaves_cancels_its_work(live_server: LiveServer) -> None:
+    """A client that gives up on a long simulation: its worker process is terminated (and
+    replaced), so no core keeps computing an answer nobody reads; the log says 499."""
+    live = live_server.start()
+    assert live.proc is not None
+    assert wait_for(lambda: len(workers_of(live.proc.pid)) == 2, 60)
+    before = workers_of(live.proc.pid)
+    with pytest.raises(httpx.ReadTimeout):
+        httpx.post(f"{live.url}/v1/simulate", json=LONG, timeout=2.0)
+    assert wait_for(lambda: len(before - workers_of(live.proc.pid)) == 1, 15), \
+        "the worker running the abandoned simulation was not stopped"
+    assert live.log is not None
+    assert wait_for(lambda: "POST /v1/simulate 499" in live.log.read_text(), 5)
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_server_and_its_workers_within_the_grace_period(
+        live_server: LiveServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM with simulations running and waiting: every client gets an answer (201, or 503
+    "shutting down" once the 10 s grace period is over), never a dropped connection or a 500;
+    the server exits within the grace period plus a few seconds and leaves no worker behind."""
+    monkeypatch.setenv("ADVISOR_API_WORKERS", "1")
+    live = live_server.start()
+    assert live.proc is not None
+    assert wait_for(lambda: len(workers_of(live.proc.pid)) == 1, 60)
+    workers = workers_of(live.proc.pid)
+    answers: list[object] = []
+
+    def ask(seed: int) -> None:
+        try:
+            answers.append(httpx.post(f"{live.url}/v1/simulate", json={**LONG, "seed": seed},
+                                      timeout=60).status_code)
+        except httpx.HTTPError as exc:
+            answers.append(exc)
+
+    clients = [threading.Thread(target=ask, args=(seed,)) for seed in range(3)]
+    for t in clients:
+        t.start()
+    time.sleep(1.5)
+    started = time.monotonic()
+    live.proc.terminate()
+    live.proc.wait(timeout=30)
+    assert time.monotonic() - started < 10 + 8
+    for t in clients:
+        t.join(timeout=30)
+    assert len(answers) == 3
+    assert set(answers) <= {201, 503}, answers
+    assert wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in workers), 5)
