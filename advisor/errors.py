@@ -30,4 +30,13 @@ class InvalidLayout(AdvisorError):
 
 
 class InfeasibleSlo(AdvisorError):
-    """No candidate meets the SLO: a valid question whose answer is no."""
+    """No candidate meets the SLO: a valid question whose answer is no.
+
+    `best_p99_ms` and `best` (a deployment) state the lowest p99 the search found, when it has
+    one, so that an edge can answer in one line; the message lists the closest candidates."""
+
+    def __init__(self, message: str, *, best_p99_ms: float | None = None,
+                 best: str | None = None) -> None:
+        super().__init__(message)
+        self.best_p99_ms = best_p99_ms
+        self.best = best

@@ -248,7 +248,12 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
             cheapest = min(d.monthly_usd for d in over)
             lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "
                          f"${req.max_monthly_usd:,.2f}/month (cheapest ${cheapest:,.2f})")
-        raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog")
+        timed = [(c.at_target.p99_s * 1000, c) for c in pool if c.at_target is not None]
+        low = min(timed, key=lambda t: (t[0], t[1].monthly_usd), default=None)
+        raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog",
+                            best_p99_ms=None if low is None else low[0],
+                            best=None if low is None else f"{low[1].role} {low[1].spec}, "
+                            f"${low[1].monthly_usd:,.2f}/month")
     rec = _deployment(best, req, catalog, measured, des_knee=True)
     alts = _alternatives(deployments, best, req, catalog, measured, good)
     rejected = [c for c in searched if c.reason]  # with those the alternatives' checks rejected

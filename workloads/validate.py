@@ -1,6 +1,7 @@
 """Model vs measurement: simulate a calibration's own patterns on the device profile fitted from
 it, and report the error of each case (BRIEF section 7: +-20 % on this machine's disk)."""
 
+from collections.abc import Callable
 from typing import Any
 
 from advisor.catalog.model import Catalog
@@ -20,7 +21,8 @@ def _pct(sim: float | None, meas: float | None) -> float | None:
 
 
 def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any], *,
-                     duration_s: float = 10.0, seed: int = 1) -> dict[str, Any]:
+                     duration_s: float = 10.0, seed: int = 1,
+                     progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
     """Measured vs simulated IOPS and latency percentiles for every calibration run."""
     if device not in catalog.local_devices:
         known = ", ".join(sorted(catalog.local_devices)) or "none"
@@ -31,7 +33,9 @@ def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any],
     layout = resolve(f"localhost:local:{device}", catalog)
     span = int(calibration.get("size_bytes") or 2**30)
     rows = []
-    for run in runs:
+    for done, run in enumerate(runs):
+        if progress:
+            progress(done, 0.0)
         mode = run.get("mode")
         if mode not in CALIBRATION_MODES:  # mixed modes: no one IOPS figure to compare
             continue

@@ -1,11 +1,24 @@
 """`advisor catalog instances|volumes`: what the built-in (and user) catalog holds."""
 
 import typer
-from rich.table import Table
 
 from advisor.catalog.describe import instances_json, instances_sorted, volumes_json
 from advisor.catalog.model import VolumeType
-from advisor.cli.common import CatalogOpt, Format, FormatOpt, console, emit_json, load
+from advisor.cli.common import (
+    CatalogOpt,
+    Format,
+    FormatOpt,
+    OutOpt,
+    console,
+    emit_csv,
+    emit_json,
+    is_narrow,
+    load,
+    new_table,
+    num_column,
+    text_column,
+    write_out,
+)
 
 catalog_app = typer.Typer(help="List the instance and volume types the advisor knows, with "
                           "prices and limits (us-east-1 built in; add your own with --catalog).",
@@ -18,47 +31,70 @@ def register(app: typer.Typer) -> None:
 
 @catalog_app.command("instances", help="Instance types: vCPU, memory, price, EBS caps, "
                      "instance store.")
-def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None:
+def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
+              out: OutOpt = None) -> None:
     cat = load(catalog)
+    data = instances_json(cat)
+    write_out(out, data)
     if fmt is Format.json:
-        emit_json(instances_json(cat))
+        emit_json(data)
         return
-    rows = instances_sorted(cat)
-    table = Table(title=f"Instance types ({cat.region}, catalog {cat.catalog_version})")
-    for col in ("instance", "vCPU", "GiB", "$/h", "$/month", "EBS IOPS base/max",
-                "EBS MB/s base/max", "burst", "instance store"):
-        table.add_column(col, justify="left" if col in ("instance", "instance store") else "right",
-                         no_wrap=col == "instance", overflow="fold")
-    for i in rows:
+    if fmt is Format.csv:
+        emit_csv(data["instances"])
+        return
+    narrow = is_narrow()
+    table = new_table(f"Instance types ({cat.region}, catalog {cat.catalog_version})",
+                      caption="EBS base/max: sustained/burst limits; * bursts to max 30 min a "
+                      "day" + ("; $/h and more: --format csv" if narrow else ""))
+    text_column(table, "instance")
+    for col in ("vCPU", "GiB", *(() if narrow else ("$/h",)), "$/month", "EBS IOPS\nbase/max",
+                "EBS MB/s\nbase/max"):
+        num_column(table, col)
+    text_column(table, "instance\nstore")
+    for i in instances_sorted(cat):
         e = i.ebs
-        store = (f"{i.store.count} x {i.store.size_gb:g} GB {i.store.kind.upper()}"
-                 if i.store else "EBS only")
-        table.add_row(i.name, str(i.vcpu), f"{i.memory_gib:g}", f"{i.hourly_usd:.4g}",
+        store = (f"{i.store.count}x{i.store.size_gb:g} {i.store.kind.upper()}" if i.store
+                 else "-")
+        table.add_row(i.name, str(i.vcpu), f"{i.memory_gib:g}",
+                      *(() if narrow else (f"{i.hourly_usd:.4g}",)),
                       f"{i.hourly_usd * 730:,.2f}",
-                      f"{e.baseline_iops:,.0f}/{e.max_iops:,.0f}" if e else "not EBS-optimized",
-                      f"{e.baseline_mbs:,.2f}/{e.max_mbs:,.2f}" if e else "-",
-                      ("30 min/day" if e.burst else "no") if e else "-", store)
+                      (f"{e.baseline_iops:,.0f}/{e.max_iops:,.0f}" + ("*" if e.burst else ""))
+                      if e else "no EBS-opt.",
+                      f"{e.baseline_mbs:,.0f}/{e.max_mbs:,.0f}" if e else "-", store)
     console.print(table)
 
 
 @catalog_app.command("volumes", help="EBS volume types: sizes, IOPS and throughput rules, prices, "
                      "durability.")
-def volumes(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None:
+def volumes(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
+            out: OutOpt = None) -> None:
     cat = load(catalog)
+    data = volumes_json(cat)
+    write_out(out, data)
     if fmt is Format.json:
-        emit_json(volumes_json(cat))
+        emit_json(data)
+        return
+    if fmt is Format.csv:
+        emit_csv(data["volumes"])
         return
     rows = list(cat.volume_types.values())
-    table = Table(title=f"EBS volume types ({cat.region}, catalog {cat.catalog_version})")
-    for col in ("type", "media", "size", "IOPS", "MiB/s", "$/GiB-month", "IOPS price", "AFR"):
-        table.add_column(col, no_wrap=col == "type", overflow="fold")
+    table = new_table(f"EBS volume types ({cat.region}, catalog {cat.catalog_version})",
+                      caption="IOPS price: $ per provisioned IOPS-month up to each tier")
+    text_column(table, "type")
+    text_column(table, "media")
+    num_column(table, "size GiB")
+    text_column(table, "IOPS", wrap=True)
+    for col in ("max\nMiB/s", "$/GiB\n-month"):
+        num_column(table, col)
+    text_column(table, "IOPS price", wrap=True)
+    num_column(table, "AFR")
     for v in rows:
-        table.add_row(v.name, v.media.upper(), f"{v.min_size_gib:,}-{v.max_size_gib:,} GiB",
-                      _iops_rule(v), f"up to {v.max_mibps:,.0f}",
+        table.add_row(v.name, v.media.upper(), f"{v.min_size_gib:,}-{v.max_size_gib:,}",
+                      _iops_rule(v), f"{v.max_mibps:,.0f}",
                       f"{v.storage_usd_per_gib_month:g}",
-                      ", ".join(f"${p:g} to {u:,}" for u, p in v.iops_usd_tiers) or "-",
+                      "\n".join(f"${p:g} to {u:,}" for u, p in v.iops_usd_tiers) or "-",
                       f"{v.annual_failure_rate:.3%}" if v.annual_failure_rate is not None
-                      else "not published")
+                      else "n/a")
     console.print(table)
 
 

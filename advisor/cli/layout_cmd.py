@@ -3,9 +3,22 @@
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from advisor.cli.common import CatalogOpt, Format, FormatOpt, console, emit_json, load, usd
+from advisor.cli.common import (
+    CatalogOpt,
+    Format,
+    FormatOpt,
+    OutOpt,
+    console,
+    emit_csv,
+    emit_json,
+    load,
+    new_table,
+    num_column,
+    text_column,
+    usd,
+    write_out,
+)
 
 SPEC_HELP = ("INSTANCE[:RAID]:[Nx]DEVICE[:SIZE][:Niops][:Nmbps], e.g. m5d.large:gp2:385GiB, "
              "m5d.large:store, m5.8xlarge:raid10:4xgp3:500GiB:6000iops:250mbps")
@@ -18,14 +31,19 @@ def register(app: typer.Typer) -> None:
 
 
 def layout(spec: Annotated[str, typer.Argument(help=SPEC_HELP, show_default=False)],
-           fmt: FormatOpt = Format.table, catalog: CatalogOpt = None) -> None:
+           fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
+           out: OutOpt = None) -> None:
     from advisor.layout import resolve
     from advisor.layout.describe import describe
 
     cat = load(catalog)
     data = describe(resolve(spec, cat), cat)
+    write_out(out, data)
     if fmt is Format.json:
         emit_json(data)
+        return
+    if fmt is Format.csv:  # one row per limit; the whole description is in --format json
+        emit_csv({"spec": data["spec"], **lim} for lim in data["limits"])
         return
     print_layout(data)
 
@@ -35,38 +53,49 @@ def print_layout(d: dict[str, Any]) -> None:
                   f"{' · [red]EPHEMERAL[/red]' if d['ephemeral'] else ''}"
                   f"  ·  {usd(d['cost']['monthly_usd'])}/month"
                   f"  ·  annual loss probability {d['annual_loss_probability']:.2e}")
-    limits = Table(title="Limits", title_justify="left")
-    for col in ("limit", "scope", "sustained", "burst", "credits"):
-        limits.add_column(col)
+    array = any("array_sustained" in lim for lim in d["limits"])
+    limits = new_table("Limits", title_justify="left")
+    text_column(limits, "limit", wrap=True)
+    text_column(limits, "scope")
+    for col in ("sustained", *((f"x{d['devices']}\ndevices",) if array else ()), "burst",
+                "full\nburst s"):
+        num_column(limits, col)
+    text_column(limits, "credits", wrap=True)
     for lim in d["limits"]:
         if lim["name"] == "device capacity":
             limits.add_row("device capacity", "device",
-                           f"{lim['read_iops']:,} read / {lim['write_iops']:,} write IOPS "
-                           f"@{lim['rated_kib']} KiB", "-", "-")
+                           f"{lim['read_iops']:,} read IOPS\n{lim['write_iops']:,} write IOPS",
+                           *(("",) if array else ()), "-", "-",
+                           f"rated at {lim['rated_kib']} KiB")
             continue
         unit = " IOPS" if lim["unit"] == "iops" else " MiB/s"
         bucket = lim.get("bucket")
-        limits.add_row(lim["name"], lim["scope"], f"{lim['sustained']:,.0f}{unit}"
-                       + (f" (x{d['devices']} = {lim['array_sustained']:,.0f})"
-                          if "array_sustained" in lim else ""),
+        full = bucket["full_burst_s"] if bucket else None
+        limits.add_row(lim["name"], lim["scope"], f"{lim['sustained']:,.0f}{unit}",
+                       *((f"{lim['array_sustained']:,.0f}" if "array_sustained" in lim
+                          else "-",) if array else ()),
                        f"{lim['burst']:,.0f}{unit}" if "burst" in lim else "-",
-                       (f"{bucket['capacity']:,.0f} {bucket['unit']}; full burst "
-                        f"{bucket['full_burst_s']:,} s" if bucket and bucket['full_burst_s']
-                        else "-"))
+                       f"{full:,}" if full else "-",
+                       f"{bucket['capacity']:,.0f} {bucket['unit']}" if full else "-")
     console.print(limits)
-    cap = Table(title="Capacity (random I/O) and the limit that binds", title_justify="left")
-    for col in ("I/O", "sustained IOPS", "MiB/s", "binds", "while credits last"):
-        cap.add_column(col)
+    cap = new_table("Capacity (random I/O) and the limit that binds", title_justify="left")
+    text_column(cap, "I/O")
+    num_column(cap, "IOPS")
+    num_column(cap, "MiB/s")
+    text_column(cap, "binds", wrap=True)
+    num_column(cap, "burst\nIOPS")
+    text_column(cap, "binds while credits last", wrap=True)
     for key, c in d["capacity"].items():
         cap.add_row(key.replace("_", " "), f"{c['iops']:,.0f}", f"{c['throughput_mibps']:,.1f}",
-                    c["binding"], f"{c['burst_iops']:,.0f} IOPS ({c['burst_binding']})")
+                    c["binding"], f"{c['burst_iops']:,.0f}", c["burst_binding"])
     console.print(cap)
-    cost = Table(title="Monthly cost", title_justify="left")
-    for col in ("item", "quantity", "unit price", "USD/month"):
-        cost.add_column(col)
+    cost = new_table("Monthly cost", title_justify="left")
+    text_column(cost, "item", wrap=True)
+    for col in ("quantity", "unit $", "$/month"):
+        num_column(cost, col)
     for item in d["cost"]["items"]:
         cost.add_row(item["item"], f"{item['quantity']:,.0f} {item['unit']}",
-                     f"${item['unit_usd']:g}", f"{item['monthly_usd']:,.2f}")
+                     f"{item['unit_usd']:g}", f"{item['monthly_usd']:,.2f}")
     cost.add_row("[bold]total[/bold]", "", "", f"[bold]{d['cost']['monthly_usd']:,.2f}[/bold]")
     console.print(cost)
     for note in [*d["cost"]["notes"], *d["durability_assumptions"], *d["warnings"]]:

@@ -1,10 +1,13 @@
 """The `advisor` command line: thin adapters over the core calls.
 
-Errors the user can fix print one line on stderr and exit 2; an SLO nobody can meet exits 1.
+Errors the user can fix print one line on stderr and exit 2; an SLO nobody can meet exits 1; a bug
+exits 3; a reader that closes the pipe early (`advisor catalog instances | head -1`) exits 141
+quietly, as a program killed by SIGPIPE does.
 """
 
 import os
 import sys
+from typing import Annotated
 
 import typer
 
@@ -19,73 +22,125 @@ from advisor.cli import (
     layout_cmd,
     replay,
     report_cmd,
+    runs_cmd,
     serve_cmd,
     simulate_cmd,
     size_cmd,
     validate_cmd,
 )
+from advisor.cli.common import PipeClosed
 from advisor.errors import AdvisorError, InfeasibleSlo
 from advisor.options import FieldError
+
+EXIT_OK, EXIT_SLO_NOT_MET, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what the shell reports for `yes | head -1`
+EPILOG = (
+    "Exit codes: 0 ok; 1 the answer is no (no layout meets the SLO, every validate case misses, "
+    "a replay or calibrate step failed); 2 bad input (one line naming the option); 3 internal "
+    "error (a bug: please report it; ADVISOR_DEBUG=1 shows the traceback); 130 interrupted; "
+    "141 the reader closed the pipe (`advisor catalog instances | head -1`).\n\n"
+    "Shell completion: `advisor --install-completion` (bash, zsh, fish, PowerShell; restart the "
+    "shell), or `advisor --show-completion` to print the script."
+)
 
 app = typer.Typer(
     name="advisor",
     help="Database-workload simulator and AWS storage sizing advisor.\n\n"
     "Start with `advisor size --tps 627 --reads 3.25`: the cheapest instance + storage layout "
     "that sustains 627 transactions/s at 3.25 reads per write within a p99 latency SLO.",
+    epilog=EPILOG,
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 for _commands in (catalog_cmd, layout_cmd, simulate_cmd, size_cmd, replay, validate_cmd,
-                  report_cmd, serve_cmd):  # the order of `advisor --help`
+                  report_cmd, runs_cmd, serve_cmd):  # the order of `advisor --help`
     _commands.register(app)
 
 
-@app.command("version", help="Print the advisor version.")
+@app.command("version", help="Print the advisor version (also `advisor --version`).")
 def version() -> None:
     typer.echo(__version__)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    _version: Annotated[bool, typer.Option(
+        "--version", "-V", help="Print the advisor version and exit.", is_eager=True,
+        callback=_print_version)] = False,
+) -> None:
+    """Options of `advisor` itself (before the command)."""
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail on a closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a file descriptor (tests capture it)
+        pass
+
+
+def _infeasible_line(exc: InfeasibleSlo) -> str:
+    """The answer in one line: the lowest p99 the search found, else the closest candidate."""
+    if exc.best_p99_ms is not None:
+        return (f"the lowest p99 found is {exc.best_p99_ms:,.2f} ms ({exc.best}); --explain "
+                "lists the closest candidates and what they miss")
+    first, _, rest = str(exc).partition("; ")
+    if len(first) > 200:
+        first = first[:199] + "…"
+    return first + ("; --explain lists the other close candidates" if rest else "")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and turns every user error into one line."""
     try:
         code = app(args=argv, prog_name="advisor", standalone_mode=False)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         if isinstance(code, int):  # typer.Exit(n) comes back as a return value here
             return code
     except InfeasibleSlo as exc:
-        typer.echo(f"no layout meets the SLO: {exc}", err=True)
-        return 1
+        typer.echo(f"no layout meets the SLO: {_infeasible_line(exc)}", err=True)
+        return EXIT_SLO_NOT_MET
     except FieldError as exc:  # named as the command line names it
         typer.echo(f"error: {exc.named(exc.flag)}", err=True)
-        return 2
+        return EXIT_BAD_INPUT
     except AdvisorError as exc:
         typer.echo(f"error: {exc}", err=True)
-        return 2
+        return EXIT_BAD_INPUT
     except click_exc.NoArgsIsHelpError:
-        return 0
+        return EXIT_OK
     except click_exc.UsageError as exc:
         where = exc.ctx.command_path if exc.ctx else "advisor"
         message = " ".join(exc.format_message().split())
         typer.echo(f"error: {message} (see {where} --help)", err=True)
-        return 2
+        return EXIT_BAD_INPUT
     except typer.Exit as exc:
         return int(exc.exit_code)
     except click_exc.ClickException as exc:
         typer.echo(f"error: {exc.format_message()}", err=True)
         return exc.exit_code
+    except SystemExit as exc:  # replay and calibrate end a failed run so; completion too
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         return 130
-    except BrokenPipeError:
-        return 0
+    except (PipeClosed, BrokenPipeError):
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
     except Exception as exc:  # a bug, not bad input: one line, the traceback on request
         if os.environ.get("ADVISOR_DEBUG"):
             raise
         typer.echo(f"internal error: {type(exc).__name__}: {exc} (set ADVISOR_DEBUG=1 for the "
                    "traceback and please report it)", err=True)
-        return 3
-    return 0
+        return EXIT_INTERNAL
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -6,19 +6,31 @@ midway (database gone, replica stopped, disk full): the finished steps are print
 `error:` line, exit 1. Database passwords are never printed (URLs are shown masked).
 """
 
+import contextlib
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from advisor.cli.common import Format, FormatOpt, console, emit_json, err_console
+from advisor.cli.common import (
+    Format,
+    FormatOpt,
+    PipeConsole,
+    console,
+    emit_csv,
+    emit_json,
+    err_console,
+    is_narrow,
+    new_table,
+    num_column,
+    text_column,
+)
 from advisor.cli.progress import level_progress
 from advisor.errors import AdvisorError, InvalidInput
 from advisor.units import parse_bytes
@@ -85,10 +97,13 @@ def _user_errors() -> Iterator[None]:
         _fail(str(exc), 2)
 
 
-def _wide(table: Table) -> None:
-    """Print a table to stdout; a file or pipe gets it whole instead of cut at 80 columns."""
-    target = console if console.is_terminal else Console(width=max(console.width, 160))
-    target.print(table)
+def _wide(build: Callable[[bool], Table]) -> None:
+    """Print a table to stdout: a narrower one on a terminal below 100 columns; a file or pipe
+    gets the whole table (160 columns) instead of one cut at 80."""
+    if console.is_terminal:
+        console.print(build(is_narrow()))
+    else:
+        PipeConsole(width=max(console.width, 160)).print(build(False))
 
 
 def _numbers(option: str, text: str, kind: type[int] | type[float]) -> tuple[Any, ...]:
@@ -114,22 +129,30 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.3g}" if value < 10 else f"{value:,.1f}"
 
 
-def _replay_table(result: dict[str, Any]) -> Table:
+def _replay_table(result: dict[str, Any], narrow: bool = False) -> Table:
+    """One row per step; below 100 columns without the counts and the p95/p99.9 columns (all
+    in --format json or csv)."""
     target = result["target"]
-    table = Table(title=f"replay ({result['mode']}, {result['reads_per_write']:g} reads/write): "
-                        f"{target['master']}", title_justify="left")
-    for column in ("threads", "offered tps", "TPS", "txns", "reads", "writes", "errors",
-                   "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "max ms", "lag s", "step"):
-        table.add_column(column, justify="left" if column == "step" else "right")
+    table = new_table(f"replay ({result['mode']}, {result['reads_per_write']:g} reads/write): "
+                      f"{target['master']}", narrow=narrow, title_justify="left")
+    wide = not narrow
+    columns = ("threads", "offered\ntps", "TPS", *(("txns", "reads", "writes") if wide else ()),
+               "errors", "p50\nms", *(("p95\nms",) if wide else ()), "p99\nms",
+               *(("p99.9\nms",) if wide else ()), "max\nms", "lag s")
+    for column in columns:
+        num_column(table, column)
+    text_column(table, "step")
     for level in result["levels"]:
         latency = level["latency_ms"]["transaction"] or {}
         lag = level["replica_lag_s"]
         table.add_row(
             str(level["threads"]),
             "-" if level["offered_tps"] is None else f"{level['offered_tps']:,.0f}",
-            f"{level['achieved_tps']:,.1f}", f"{level['transactions']:,}",
-            f"{level['reads']:,}", f"{level['writes']:,}", f"{level['errors']:,}",
-            *(_ms(latency.get(k)) for k in ("p50", "p95", "p99", "p999", "max")),
+            f"{level['achieved_tps']:,.1f}",
+            *((f"{level['transactions']:,}", f"{level['reads']:,}", f"{level['writes']:,}")
+              if wide else ()), f"{level['errors']:,}",
+            *(_ms(latency.get(k)) for k in ("p50", *(("p95",) if wide else ()), "p99",
+                                            *(("p999",) if wide else ()), "max")),
             "-" if lag is None else f"{lag:.3f}",
             "[red]failed[/red]" if level["failed"] else "ok",
         )
@@ -235,9 +258,11 @@ def _print_replay(
 ) -> None:
     if fmt is Format.json:
         emit_json(result)
+    elif fmt is Format.csv:
+        emit_csv(result["levels"])
     else:
         if result["levels"]:
-            _wide(_replay_table(result))
+            _wide(lambda narrow: _replay_table(result, narrow))
         target = result["target"]
         role = "reads on" if target["driver"] == "sqlalchemy" else "watched"
         for replica in target["replicas"]:
@@ -261,14 +286,15 @@ def _print_replay(
         err_console.print(f"result written to {out}", markup=False, soft_wrap=True)
 
 
-def _calibration_table(document: dict[str, Any]) -> Table:
+def _calibration_table(document: dict[str, Any], narrow: bool = False) -> Table:
     calibration = document["calibration"]
-    table = Table(title=f"calibration: {calibration['tool']} on {calibration['path']}"
-                        f"{'' if calibration.get('direct_io', True) else ' (no O_DIRECT)'}",
-                  title_justify="left")
-    for column in ("mode", "threads", "QD", "block", "read IOPS", "write IOPS", "MiB/s",
-                   "p50 ms", "p99 ms", "p99.9 ms", "max ms"):
-        table.add_column(column, justify="left" if column == "mode" else "right")
+    table = new_table(f"calibration: {calibration['tool']} on {calibration['path']}"
+                      f"{'' if calibration.get('direct_io', True) else ' (no O_DIRECT)'}",
+                      narrow=narrow, title_justify="left")
+    text_column(table, "mode")
+    for column in ("threads", "QD", "block", "read\nIOPS", "write\nIOPS", "MiB/s", "p50\nms",
+                   "p99\nms", "p99.9\nms", "max\nms"):
+        num_column(table, column)
     for run in calibration["runs"]:
         latency = run["latency_ms"] or {}
         table.add_row(
@@ -297,7 +323,8 @@ def _print_device(document: dict[str, Any]) -> None:
 
 def calibrate_command(
     path: Annotated[Path | None, typer.Option(
-        "--path", help="directory on the disk to measure (test files are created and removed)",
+        "--path", help="directory on the disk to measure (created if missing; test files are "
+        "created and removed)",
         show_default=False)] = None,
     size: Annotated[str, typer.Option(
         "--size", help="total size of the test files (bigger than the disk cache for "
@@ -329,9 +356,11 @@ def calibrate_command(
         write_json(target, document, what="profile")
     if fmt is Format.json:
         emit_json(document)
+    elif fmt is Format.csv:
+        emit_csv(document["calibration"]["runs"])
     else:
         if document["calibration"]["runs"]:
-            _wide(_calibration_table(document))
+            _wide(lambda narrow: _calibration_table(document, narrow))
         _print_device(document)
     err_console.print(f"profile written to {target}", markup=False, soft_wrap=True)
     error = document["calibration"].get("error")
@@ -373,12 +402,36 @@ def _calibrate(
     )
     plan.validate()
     runner = Sysbench.find()
-    runs = len(plan.modes) * len(plan.threads) + 2
-    with level_progress(runs, "calibrate") as update:
-        calibration = run_calibration(plan, runner=runner,
-                                      progress=lambda done, total, what: update(done, 0.0))
-    document = calibration_document(calibration, name=plan.name, capacity_gib=capacity_gib(path))
+    created = _make_directory(path)
+    try:
+        runs = len(plan.modes) * len(plan.threads) + 2
+        with level_progress(runs, "calibrate") as update:
+            calibration = run_calibration(plan, runner=runner,
+                                          progress=lambda done, total, what: update(done, 0.0))
+        document = calibration_document(calibration, name=plan.name,
+                                        capacity_gib=capacity_gib(path))
+    finally:
+        for directory in created:  # ours, and the test files are gone: leave no empty ones
+            with contextlib.suppress(OSError):
+                directory.rmdir()
     return document, plan.name
+
+
+def _make_directory(path: Path) -> list[Path]:
+    """`--path` need not exist: create it and its missing parents; those created, deepest
+    first."""
+    missing = []
+    for directory in (path, *path.parents):
+        if directory.exists() or directory.is_symlink():
+            break
+        missing.append(directory)
+    if missing:
+        try:
+            path.mkdir(parents=True)
+        except OSError as exc:
+            raise InvalidInput(f"--path {path}: cannot create the directory "
+                               f"({exc.strerror or exc})") from None
+    return missing
 
 
 def register(app: typer.Typer) -> None:

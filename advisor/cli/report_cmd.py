@@ -1,4 +1,4 @@
-"""`advisor report RESULT.json -o FILE.html`, and the `--report` / `--save` steps that `size`
+"""`advisor report RESULT.json --out FILE.html`, and the `--report` / `--save` steps that `size`
 and `simulate` run after their result is computed."""
 
 from collections.abc import Mapping
@@ -15,7 +15,7 @@ HELP = (
     "Render a result as one self-contained HTML page (inline CSS and SVG charts; opens "
     "offline, prints cleanly).\n\n"
     "  advisor size --tps 627 --reads 3.25 --format json > size.json\n\n"
-    "  advisor report size.json -o size.html\n\n"
+    "  advisor report size.json --out size.html\n\n"
     "Any result JSON works: size (with latency-vs-load curves, recomputed on the analytic "
     "engine), simulate (per-level tables, curves, histogram, timeline; ACT tables for "
     "aerospike), replay (measured curves; --compare SIM.json overlays a simulation of the "
@@ -37,9 +37,11 @@ def register(app: typer.Typer) -> None:
 def report(
     result: Annotated[Path | None, typer.Argument(help="result JSON file (from --format json "
                                                   "or --out)", show_default=False)] = None,
-    output: Annotated[Path, typer.Option("-o", "--output", help="HTML file to write",
-                                         show_default=False, dir_okay=False)] = Path(
-                                             "report.html"),
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="HTML file to write [default: report.html]", show_default=False,
+        dir_okay=False)] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", hidden=True, dir_okay=False)] = None,  # the old name, still accepted
     compare: Annotated[Path | None, typer.Option(
         help="replay reports: a `simulate --workload mysql` result to overlay")] = None,
     run: Annotated[str | None, typer.Option("--run", help="render a stored run by id instead "
@@ -48,11 +50,14 @@ def report(
 ) -> None:
     from advisor.report import read_result, render_report, write_html
 
+    if out is not None and output is not None and out != output:
+        raise InvalidInput("--out and --output name the same option (the HTML file): give one")
+    target = out or output or Path("report.html")
     if (result is None) == (run is None):
         raise InvalidInput("give a result file or --run ID (one of them)")
     from advisor.userfiles import check_output
 
-    check_output(output, what="report")  # before the rendering, not after it
+    check_output(target, what="report")  # before the rendering, not after it
     run_id = created = None
     if run is not None:
         from advisor.store import SqlRunStore
@@ -72,8 +77,8 @@ def report(
     other = read_result(compare) if compare is not None else None
     html = render_report(data, catalog=load(catalog), compare=other, run_id=run_id,
                          created_at=created)
-    write_html(output, html)
-    err_console.print(f"wrote {output}", highlight=False, soft_wrap=True)
+    write_html(target, html)
+    err_console.print(f"wrote {target}", highlight=False, soft_wrap=True)
 
 
 def _plain(value: Any) -> Any:

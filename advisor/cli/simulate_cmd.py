@@ -5,9 +5,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from advisor.cli.common import CatalogOpt, console, emit_json, fmt_ms, load
+from advisor.cli.common import (
+    CatalogOpt,
+    console,
+    emit_csv,
+    emit_json,
+    fmt_ms,
+    load,
+    new_table,
+    num_column,
+)
 from advisor.cli.layout_cmd import SPEC_HELP
 from advisor.cli.options import fixed, with_options
 from advisor.cli.report_cmd import ReportOpt, SaveOpt
@@ -33,6 +41,7 @@ PATTERN_FIRST += [*_COMMON, WORKLOAD, *(d for d in simulate_fields().values() if
 class SimFormat(str, Enum):
     table = "table"
     json = "json"
+    csv = "csv"
     fio = "fio"
 
 
@@ -51,7 +60,8 @@ def register(app: typer.Typer) -> None:
 @with_options(
     [simulate_fields()["spec"], *PATTERN_FIRST],
     fixed("fmt", Annotated[SimFormat, typer.Option(
-        "--format", "-f", help="table, json or fio (fio --output-format=json shape)")],
+        "--format", "-f", help="table, json, csv (one row per load level) or fio (fio "
+        "--output-format=json shape)")],
         SimFormat.table),
     fixed("out", Annotated[Path | None, typer.Option(
         help="also write the JSON result to this file")], None),
@@ -97,6 +107,8 @@ def simulate(*, fmt: SimFormat, out: Path | None, catalog: list[Path] | None,
         write_json(out, data)
     if fmt is SimFormat.json:
         emit_json(data)
+    elif fmt is SimFormat.csv:
+        emit_csv(data["levels"])
     elif isinstance(result, MysqlSimResult):
         from advisor.cli import simulate_db
 
@@ -123,9 +135,11 @@ def print_simulation(r: PatternResult) -> None:
     console.print(f"[bold]{r.layout}[/bold]  {p.name}  bs {p.block_bytes // 1024} KiB  "
                   f"{p.read_fraction:.0%} reads  {r.duration_s:g} s per level  "
                   f"seed {r.seed}  engine {'/'.join(r.engine)}")
-    table = Table()
-    for col in ("load", "rd IOPS", "wr IOPS", "MiB/s", "rd p50", "rd p99", "wr p50", "wr p99"):
-        table.add_column(col, justify="left" if col == "load" else "right", no_wrap=True)
+    table = new_table(caption="latency in ms")
+    table.add_column("load", no_wrap=True)
+    for col in ("read\nIOPS", "write\nIOPS", "MiB/s", "read\np50", "read\np99", "write\np50",
+                "write\np99"):
+        num_column(table, col)
     labels = []
     for lv in r.levels:
         lat = lv.latency_ms
@@ -134,7 +148,6 @@ def print_simulation(r: PatternResult) -> None:
         table.add_row(label, f"{lv.iops.read:,.0f}", f"{lv.iops.write:,.0f}",
                       f"{lv.throughput_mibps:,.1f}", fmt_ms(lat.read.p50), fmt_ms(lat.read.p99),
                       fmt_ms(lat.write.p50), fmt_ms(lat.write.p99))
-    table.caption = "latency in ms"
     console.print(table)
     console.print("[bold]Bottleneck[/bold]")
     for label, lv in zip(labels, r.levels, strict=True):
@@ -142,9 +155,9 @@ def print_simulation(r: PatternResult) -> None:
     tl = [pt for pt in r.timeline if pt.burst_balance is not None]
     if tl:
         step = max(1, len(tl) // 12)
-        t2 = Table(title="Burst credits over time (last level)", title_justify="left")
+        t2 = new_table("Burst credits over time (last level)", title_justify="left")
         for col in ("t (s)", "IOPS", "MiB/s", "credits left"):
-            t2.add_column(col)
+            num_column(t2, col)
         for pt in tl[::step]:
             t2.add_row(f"{pt.t_s:,.0f}", f"{pt.iops:,.0f}", f"{pt.throughput_mibps:,.1f}",
                        f"{max(0.0, pt.burst_balance or 0.0):.0%}")

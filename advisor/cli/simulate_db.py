@@ -2,9 +2,7 @@
 
 from collections.abc import Sequence
 
-from rich.table import Table
-
-from advisor.cli.common import console, fmt_ms
+from advisor.cli.common import console, fmt_ms, new_table, num_column
 from advisor.sim.results import ActSlice, Load
 from workloads.results import ActSimResult, MysqlSimResult
 
@@ -23,9 +21,10 @@ def print_mysql(r: MysqlSimResult) -> None:
                   f"  ·  seed {r.seed}")
     for line in r.io_profile.explain:
         console.print(f"  · {line}")
-    table = Table(caption="latency in ms")
-    for col in ("load", "achieved tps", "p50", "p99", "read p99", "write p99", "SLO"):
-        table.add_column(col, justify="left" if col == "load" else "right", no_wrap=True)
+    table = new_table(caption="latency in ms")
+    table.add_column("load", no_wrap=True)
+    for col in ("achieved\ntps", "p50", "p99", "read\np99", "write\np99", "SLO"):
+        num_column(table, col)
     for lv in r.levels:
         lat = lv.latency_ms
         table.add_row(_load(lv.load), f"{lv.achieved_tps:,.0f}", fmt_ms(lat.transaction.p50, 2),
@@ -51,10 +50,11 @@ def print_mysql(r: MysqlSimResult) -> None:
 def print_act(r: ActSimResult) -> None:
     console.print(f"[bold]ACT[/bold] {r.layout} ({r.devices} device(s)), "
                   f"{r.slice_s:g} s slices, seed {r.seed}")
-    t = Table(caption="% of small reads over each threshold (worst slice); ACT passes below "
-              "5 % >1 ms, 1 % >8 ms, 0.1 % >64 ms")
-    for col in ("load", "reads/s", "LB writes/s", ">1ms %", ">8ms %", ">64ms %", "p99 ms", "ACT"):
-        t.add_column(col, justify="left" if col == "load" else "right", no_wrap=True)
+    t = new_table(caption="% of small reads over each threshold (worst slice); ACT passes "
+                  "below 5 % >1 ms, 1 % >8 ms, 0.1 % >64 ms")
+    t.add_column("load", no_wrap=True)
+    for col in ("reads/s", "LB writes/s", ">1ms %", ">8ms %", ">64ms %", "p99 ms", "ACT"):
+        num_column(t, col)
     for lv in r.levels:
         act = lv.act
         t.add_row(_load(lv.load), f"{act.derivation['internal_reads_per_sec']:,.0f}",
@@ -72,9 +72,9 @@ def print_act(r: ActSimResult) -> None:
 
 def print_act_slices(rows: Sequence[ActSlice], title: str) -> None:
     """ACT's per-slice report: % of small reads over 1, 8 and 64 ms, and the verdict."""
-    slices = Table(title=title, title_justify="left")
-    for col in ("slice", "start s", "reads", ">1ms", ">8ms", ">64ms", "pass"):
-        slices.add_column(col, justify="right")
+    slices = new_table(title, title_justify="left")
+    for col in ("slice", "start s", "reads", ">1ms %", ">8ms %", ">64ms %", "pass"):
+        num_column(slices, col)
     for row in rows:
         slices.add_row(str(row.slice), f"{row.start_s:g}", f"{row.reads:,}",
                        f"{row.gt_1ms_pct:.2f}", f"{row.gt_8ms_pct:.2f}",

@@ -4,11 +4,24 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from advisor.cli.common import CatalogOpt, Format, FormatOpt, console, emit_json, load, usd
+from advisor.cli.common import (
+    CatalogOpt,
+    Format,
+    FormatOpt,
+    console,
+    emit_csv,
+    emit_json,
+    err_console,
+    load,
+    new_table,
+    num_column,
+    text_column,
+    usd,
+)
 from advisor.cli.options import fixed, with_options
 from advisor.cli.report_cmd import ReportOpt, SaveOpt
+from advisor.errors import InfeasibleSlo
 from advisor.options import FieldError
 from recommend.request import WORKLOAD, MysqlSizeRequest, size_fields, size_request
 from recommend.result import AerospikeCluster, MysqlDeployment, MysqlSizeResult, SizeResult
@@ -26,8 +39,10 @@ every answer states it. The recommendation must keep transaction p99 <=
 Aerospike: --workload aerospike --reads-per-sec N --writes-per-sec N --data-gb N
 --replication-factor 2, judged by ACT's thresholds.
 
-Exit codes: 0 recommendation found, 1 nothing meets the SLO (the closest candidates and what they
-miss are printed), 2 bad input."""
+--format csv prints the recommendation and the alternatives, one row each.
+
+Exit codes: 0 recommendation found; 1 nothing meets the SLO (one line with the lowest p99 found;
+--explain adds the closest candidates and what they miss); 2 bad input."""
 
 
 def register(app: typer.Typer) -> None:
@@ -72,7 +87,19 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
 
         profile = load_io_profile(io_profile)
         measured = measured_io(profile)
-    result = run_size(req, cat, measured=measured, clock=time.perf_counter)
+    from advisor.cli.progress import activity
+
+    what = "MySQL" if isinstance(req, MysqlSizeRequest) else "Aerospike"
+    try:
+        with activity(f"sizing {what}", "replica counts" if what == "MySQL"
+                      else "cluster sizes") as tick:
+            result = run_size(req, cat, measured=measured, progress=tick,
+                              clock=time.perf_counter)
+    except InfeasibleSlo as exc:
+        if explain:
+            err_console.print(f"closest candidates and what they miss: {exc}", markup=False,
+                              highlight=False, soft_wrap=True)
+        raise
     if profile is not None and profile.shape is not None:
         result = _with_measured_shape(result, profile.shape)
     data = to_json(result)
@@ -82,6 +109,9 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
         write_json(out, data)
     if fmt is Format.json:
         emit_json(data)
+    elif fmt is Format.csv:
+        emit_csv([{"rank": "recommendation", "why": "", **data["recommendation"]},
+                  *({"rank": "alternative", **a} for a in data["alternatives"])])
     else:
         print_size(result, explain=explain)
     if report is not None or save:
@@ -123,9 +153,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
         if getattr(r, "measured_shape", None):
             console.print(f"  · measured transaction: {r.measured_shape}", markup=False,
                           highlight=False, soft_wrap=True)
-    table = Table(title="Recommendation", title_justify="left", show_header=False)
+    table = new_table("Recommendation", title_justify="left", show_header=False)
     table.add_column("what", style="bold", no_wrap=True)
-    table.add_column("value", overflow="fold")
+    text_column(table, "value", wrap=True)
     table.add_row("deployment", rec.deployment)
     table.add_row("monthly cost", f"{usd(rec.monthly_usd)}" + _breakdown(rec))
     if isinstance(rec, MysqlDeployment):
@@ -155,24 +185,27 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
         print_act_slices(list(rec.act.slices), "ACT per time slice at the headroom load (% of "
                          "small reads over each threshold; passes below 5 / 1 / 0.1)")
     if r.alternatives:
-        alt = Table(title="Alternatives", title_justify="left")
         mysql = any(isinstance(a, MysqlDeployment) for a in r.alternatives)
-        for col in ("why", "deployment", "$/month", "max tps",
-                    *(("DES p99 at headroom",) if mysql else ())):
-            alt.add_column(col, overflow="fold")
+        alt = new_table("Alternatives", title_justify="left", caption="DES p99: the event "
+                        "simulation's p99 at the headroom load (its 95 % upper bound below)"
+                        if mysql else None)
+        text_column(alt, "deployment (why)", wrap=True)
+        for col in ("$/month", *(("max\ntps", "DES p99\nms") if mysql else ())):
+            num_column(alt, col)
         for a in r.alternatives:
-            knee = f"{a.max_tps_at_slo:,}" if isinstance(a, MysqlDeployment) else "-"
-            des = (_worst_des(a),) if isinstance(a, MysqlDeployment) else ()
-            alt.add_row(a.why or "", a.deployment, f"{a.monthly_usd:,.2f}", knee, *des)
+            cells = (f"{a.max_tps_at_slo:,}", _worst_des(a)) if isinstance(a, MysqlDeployment) \
+                else ("-", "-") if mysql else ()
+            alt.add_row(_deployment_lines(a.deployment) + (f"\n[i]{a.why}[/i]" if a.why else ""),
+                        f"{a.monthly_usd:,.2f}", *cells, end_section=True)
         console.print(alt)
     if r.rejected:
         also = (", and dearer ones the event simulation rejected"
                 if isinstance(rec, MysqlDeployment) and _dearer(rec, r) else "")
-        rej = Table(title=f"Cheaper candidates rejected{also} ({r.rejected_total:,} in all; the "
-                    "cheapest shown)", title_justify="left")
-        rej.add_column("candidate", overflow="fold")
-        rej.add_column("$/month", justify="right")
-        rej.add_column("why not", overflow="fold")
+        rej = new_table(f"Cheaper candidates rejected{also} ({r.rejected_total:,} in all; the "
+                        "cheapest shown)", title_justify="left")
+        text_column(rej, "candidate")
+        num_column(rej, "$/month")
+        text_column(rej, "why not", wrap=True)
         for x in r.rejected[:8]:
             rej.add_row(x.deployment, f"{x.monthly_usd:,.2f}", x.reason)
         console.print(rej)
@@ -224,15 +257,21 @@ def verified_text(d: MysqlDeployment) -> str:
     return "; ".join(parts)
 
 
+def _deployment_lines(text: str) -> str:
+    """`master A + 1 x replica B` as one line per server kind, so a spec is never split."""
+    return "\n".join(part.replace("1 x replica ", "replica ", 1) for part in text.split(" + "))
+
+
 def _worst_des(d: MysqlDeployment) -> str:
+    """The worst server's DES p99 at the headroom load, its 95 % upper bound on a second line."""
     checks = list(d.verified.values())
     if not checks:
-        return "not checked"
+        return "-"
     worst = max(checks, key=lambda v: v.p99_ci95_ms_at_headroom[1]
                 if v.p99_ci95_ms_at_headroom else v.des_p99_ms_at_headroom)
     ci = worst.p99_ci95_ms_at_headroom
-    upper = f" (<= {ci[1]:,.2f})" if ci else ""
-    return f"{worst.des_p99_ms_at_headroom:,.2f} ms{upper}"
+    upper = f"\n<= {ci[1]:,.2f}" if ci else ""
+    return f"{worst.des_p99_ms_at_headroom:,.2f}{upper}"
 
 
 def _dearer(rec: MysqlDeployment, r: SizeResult) -> bool:

@@ -5,9 +5,21 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
-from advisor.cli.common import Format, FormatOpt, console, emit_json, fmt_ms
+from advisor.cli.common import (
+    Format,
+    FormatOpt,
+    OutOpt,
+    console,
+    emit_csv,
+    emit_json,
+    err_console,
+    fmt_ms,
+    new_table,
+    num_column,
+    write_out,
+)
+from advisor.cli.progress import level_progress
 from advisor.errors import InvalidInput
 
 
@@ -16,8 +28,10 @@ def register(app: typer.Typer) -> None:
         "Simulate a calibration's own patterns (sysbench fileio modes and thread counts) on the "
         "device profile fitted from it, and print measured vs simulated IOPS and latency "
         "percentiles with the error of each case.\n\n"
-        "  advisor calibrate --path /var/tmp/probe --name mydisk --out mydisk.json\n"
-        "  advisor validate --profile mydisk.json"))(validate)
+        "  advisor calibrate --path /var/tmp/probe --name mydisk --out mydisk.json\n\n"
+        "  advisor validate --profile mydisk.json\n\n"
+        "Exit codes: 0 at least one case within the IOPS tolerance; 1 every case misses it (the "
+        "table is still printed); 2 bad input."))(validate)
 
 
 def validate(
@@ -27,6 +41,7 @@ def validate(
     duration: Annotated[float, typer.Option(help="simulated seconds per case")] = 10.0,
     seed: Annotated[int, typer.Option()] = 1,
     fmt: FormatOpt = Format.table,
+    out: OutOpt = None,
 ) -> None:
     from advisor.catalog.load import builtin_catalog, extend_catalog
     from advisor.userfiles import read_json_object
@@ -42,12 +57,22 @@ def validate(
         device = str(names[0])
     if duration <= 0 or duration > 3600:
         raise InvalidInput(f"--duration {duration:g}: must be between 0 and 3600 s")
-    result = validate_profile(catalog, device, raw.get("calibration") or {}, duration_s=duration,
-                              seed=seed)
+    runs = len((raw.get("calibration") or {}).get("runs") or [])
+    with level_progress(max(runs, 1), f"validating {device}") as tick:
+        result = validate_profile(catalog, device, raw.get("calibration") or {},
+                                  duration_s=duration, seed=seed, progress=tick)
+    write_out(out, result)
     if fmt is Format.json:
         emit_json(result)
+    elif fmt is Format.csv:
+        emit_csv({"device": result["device"], **case} for case in result["cases"])
     else:
         print_validation(result)
+    summary = result["summary"]
+    if summary["cases"] and not summary["within_tolerance"]:
+        err_console.print(f"every case misses the ±{result['tolerance_pct']:g} % IOPS tolerance",
+                          highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def print_validation(r: dict[str, Any]) -> None:
@@ -55,10 +80,11 @@ def print_validation(r: dict[str, Any]) -> None:
     console.print(f"[bold]Model vs measurement[/bold] {r['device']} ({cal.get('tool')} on "
                   f"{cal.get('path')}, {cal.get('date')}); IOPS tolerance "
                   f"±{r['tolerance_pct']:g} %")
-    t = Table(caption="latency in ms; error = simulated / measured - 1")
-    for col in ("case", "IOPS meas", "IOPS sim", "err %", "p50 meas", "p50 sim", "p99 meas",
-                "p99 sim"):
-        t.add_column(col, justify="left" if col == "case" else "right", no_wrap=True)
+    t = new_table(caption="latency in ms; error = simulated / measured - 1")
+    t.add_column("case", no_wrap=True)
+    for col in ("IOPS\nmeasured", "IOPS\nsimulated", "error\n%", "p50\nmeasured",
+                "p50\nsimulated", "p99\nmeasured", "p99\nsimulated"):
+        num_column(t, col)
     for c in r["cases"]:
         m, s, e = c["measured"], c["simulated"], c["error_pct"]
         ok = "green" if c["within_tolerance"] else "red"

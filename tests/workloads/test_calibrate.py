@@ -267,7 +267,8 @@ def test_cli_imports_fio_and_says_what_it_could_not_fit(tmp_path: Path) -> None:
         (("--import-fio", "/nonexistent/fio.json"),
          "error: /nonexistent/fio.json: fio JSON not found"),
         ((), "error: give either --path DIR (run sysbench) or --import-fio FILE.json"),
-        (("--path", "/nonexistent-dir"), "error: calibration path /nonexistent-dir does not exist"),
+        (("--path", "/dev/null/sub"),  # a missing --path is created; this one cannot be
+         "error: --path /dev/null/sub: cannot create the directory (Not a directory)"),
         (("--path", "/tmp", "--size", "lots"), "error: --size 'lots' is not a size"),
     ],
 )

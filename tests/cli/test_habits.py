@@ -1,0 +1,181 @@
+"""CLI habits (issue 16, item 7): `--version`, shell completion, documented and distinct exit codes,
+a closed pipe that exits quietly, `--out` on every data command, `report --out`."""
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor import __version__
+from advisor.cli import main as cli_main
+from advisor.errors import InfeasibleSlo
+from advisor.userfiles import CATALOG_ENV
+from tests.cli_helpers import run
+
+REPORT_GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "replay_sqlite.json"
+ENTRY = "import sys; from advisor.cli.main import main; sys.exit(main())"
+
+
+@pytest.fixture(autouse=True)
+def _shipped_catalog(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(CATALOG_ENV, raising=False)
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_version_flag_prints_the_version(flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """`advisor --version` (and -V) prints the version, as `advisor version` does, and exits 0."""
+    assert run(capsys, flag) == (0, f"{__version__}\n", "")
+    assert run(capsys, "version") == (0, f"{__version__}\n", "")
+
+
+def test_help_documents_exit_codes_and_completion(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`advisor --help` ends with the exit codes and how to install shell completion."""
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    for words in ("0 ok", "1 the answer is no", "2 bad input", "3 internal error",
+                  "141 the reader closed the pipe", "--install-completion", "--show-completion",
+                  "--version"):
+        assert words in text, words
+
+
+@pytest.mark.parametrize(("words", "cword", "offered"), [
+    ("advisor ca", "1", ["calibrate", "catalog"]),
+    ("advisor size --p9", "2", ["--p99-ms"]),
+    ("advisor runs ", "2", ["list", "report", "show"]),
+])
+def test_completion_completes_commands_and_options(
+        words: str, cword: str, offered: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The shell-completion protocol (what `--install-completion` sets up) answers: command
+    names, a command's options, a group's subcommands."""
+    monkeypatch.setenv("_ADVISOR_COMPLETE", "complete_bash")
+    monkeypatch.setenv("COMP_WORDS", words)
+    monkeypatch.setenv("COMP_CWORD", cword)
+    assert cli_main.main([]) == 0
+    assert sorted(capsys.readouterr().out.split()) == offered
+
+
+class _ClosedPipe(io.StringIO):
+    """stdout whose reader has gone: every write fails as a closed pipe does."""
+
+    def write(self, s: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+@pytest.mark.parametrize("argv", [
+    ("catalog", "instances"),  # rich table
+    ("catalog", "instances", "--format", "json"),
+    ("catalog", "volumes", "--format", "csv"),
+    ("layout", "m5d.large:gp2:385GiB"),
+], ids=["table", "json", "csv", "layout"])
+def test_a_closed_pipe_exits_141_quietly(argv: tuple[str, ...],
+                                         monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """`advisor ... | head -1`: exit 141 (not 1, "SLO not met"), nothing on stderr."""
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    assert cli_main.main(list(argv)) == cli_main.EXIT_BROKEN_PIPE == 141
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow  # a subprocess: the interpreter's start and exit are part of what is tested
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+def test_a_closed_pipe_in_a_real_pipeline(fmt: str, tmp_path: Path) -> None:
+    """A reader that closes the pipe before the output comes: exit 141, nothing on stderr (no
+    traceback, no "Exception ignored" from the interpreter's last flush)."""
+    proc = subprocess.Popen([sys.executable, "-c", ENTRY, "catalog", "instances", "--format",
+                             fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    assert proc.stdout is not None
+    proc.stdout.close()  # long before the interpreter has started and written anything
+    _, err = proc.communicate(timeout=120)
+    assert (proc.returncode, err.decode()) == (141, "")
+
+
+def test_infeasible_slo_is_one_line_with_the_best_p99(monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """No layout meets the SLO: exit 1 and one short line stating the lowest p99 found; the
+    closest candidates' long list only with --explain."""
+    closest = "; ".join(f"c5.large:gp3:{n}GiB ($71.65/month): master p99 5.2 ms > 0.5 ms at "
+                        "target load 627 tps (148 writes/s); busiest gp3 volume IOPS at 44%"
+                        for n in range(100, 105))
+
+    def no(*args: Any, **kwargs: Any) -> Any:
+        raise InfeasibleSlo(closest, best_p99_ms=3.5412, best="master i3.8xlarge:gp3:120GiB, "
+                            "$1,831.68/month")
+
+    monkeypatch.setattr("recommend.run.run_size", no)
+    code, out, err = run(capsys, "size", "--tps", "627", "--reads", "3.25", "--p99-ms", "0.5")
+    assert (code, out) == (1, "")
+    assert err == ("no layout meets the SLO: the lowest p99 found is 3.54 ms (master "
+                   "i3.8xlarge:gp3:120GiB, $1,831.68/month); --explain lists the closest "
+                   "candidates and what they miss\n")
+    code, out, err = run(capsys, "size", "--tps", "627", "--reads", "3.25", "--p99-ms", "0.5",
+                         "--explain")
+    assert code == 1
+    assert closest in " ".join(err.split()), "--explain prints the closest candidates"
+
+
+def test_infeasible_without_a_p99_names_the_closest_candidate(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """An answer with no p99 (Aerospike is judged by ACT): the cheapest candidate's reason, one
+    line of bounded length."""
+    def no(*args: Any, **kwargs: Any) -> Any:
+        raise InfeasibleSlo("; ".join(["2 x i3.large:store ($227.76/month): " + "x" * 400] * 5))
+
+    monkeypatch.setattr("recommend.run.run_size", no)
+    code, _, err = run(capsys, "size", "--workload", "aerospike", "--reads-per-sec", "1000",
+                       "--writes-per-sec", "1000", "--data-gb", "10")
+    assert code == 1
+    assert err.count("\n") == 1
+    assert len(err) < 300
+    assert err.startswith("no layout meets the SLO: 2 x i3.large:store ($227.76/month): ")
+    assert err.endswith("; --explain lists the other close candidates\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ("catalog", "instances"), ("catalog", "volumes"), ("layout", "m5d.large:gp2:385GiB"),
+], ids=["instances", "volumes", "layout"])
+def test_out_writes_the_json_result(argv: tuple[str, ...], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`--out FILE` on every data command: the file holds what `--format json` prints."""
+    target = tmp_path / "result.json"
+    code, _table, err = run(capsys, *argv, "--out", str(target))
+    assert (code, err) == (0, "")
+    code, out, _ = run(capsys, *argv, "--format", "json")
+    assert json.loads(target.read_text()) == json.loads(out)
+
+
+@pytest.mark.parametrize("flag", ["--out", "-o", "--output"])
+def test_report_takes_out_like_every_command(flag: str, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`advisor report RESULT --out FILE` (and -o; --output is kept, hidden) writes the page."""
+    page = tmp_path / "r.html"
+    code, _, err = run(capsys, "report", str(REPORT_GOLDEN), flag, str(page))
+    assert (code, err) == (0, f"wrote {page}\n")
+    assert page.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_report_help_shows_out_not_output(capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, _ = run(capsys, "report", "--help")
+    assert code == 0
+    assert "--out" in out
+    assert "--output" not in out
+
+
+def test_report_out_and_output_disagreeing_is_bad_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "report", str(REPORT_GOLDEN), "--out", str(tmp_path / "a.html"),
+                         "--output", str(tmp_path / "b.html"))
+    assert (code, out) == (2, "")
+    assert err == "error: --out and --output name the same option (the HTML file): give one\n"
