@@ -8,6 +8,10 @@ PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p999": 99.9}
 TOOL_PERCENTILES = {"p50": 50.0, "p90": 90.0, "p95": 95.0, "p99": 99.0, "p995": 99.5,
                     "p999": 99.9, "p9995": 99.95, "p9999": 99.99}
 
+# fio's default `percentile_list` (fio init.c `def_percentile_list`): what `--format fio` gives.
+FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0,
+                   99.5, 99.9, 99.95, 99.99)
+
 
 def percentile_key(pct: float) -> str:
     """50 -> 'p50', 99.9 -> 'p999', 99.99 -> 'p9999' (the result schema's spelling)."""

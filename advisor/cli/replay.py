@@ -98,9 +98,9 @@ def _user_errors() -> Iterator[None]:
 
 
 def _wide(build: Callable[[bool], Table]) -> None:
-    """Print a table to stdout: a narrower one on a terminal below 100 columns; a file or pipe
-    gets the whole table (160 columns) instead of one cut at 80."""
-    if console.is_terminal:
+    """Print a table to stdout: a narrower one on a terminal below 100 columns (or when COLUMNS
+    says so); a file or pipe otherwise gets the whole table (160 columns), not one cut at 80."""
+    if console.is_terminal or os.environ.get("COLUMNS"):
         console.print(build(is_narrow()))
     else:
         PipeConsole(width=max(console.width, 160)).print(build(False))

@@ -118,9 +118,14 @@ def simulate(*, fmt: SimFormat, out: Path | None, catalog: list[Path] | None,
 
         simulate_db.print_act(result)
     elif fmt is SimFormat.fio:
-        from advisor.sim.result import fio_json
+        import time
 
-        emit_json(fio_json(result))
+        from advisor.sim.fio_export import fio_json
+
+        now = time.time()
+        emit_json(fio_json(result, stamp={
+            "timestamp": int(now), "timestamp_ms": int(now * 1000),
+            "time": time.strftime("%a %b %d %H:%M:%S %Y", time.localtime(now))}))
     else:
         print_simulation(result)
     if report is not None or save:

@@ -1,9 +1,8 @@
 """The event simulation's load level: a run's measurements as a typed `Level`, the limit that
-bound it (worded by `advisor.sim.bottleneck`), its timeline, and the fio-shaped export so
-simulated and measured runs diff."""
+bound it (worded by `advisor.sim.bottleneck`) and its timeline (the fio-shaped export is
+`advisor.sim.fio_export`)."""
 
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
@@ -30,7 +29,6 @@ from advisor.sim.results import (
     LatencySummary,
     Level,
     Load,
-    PatternResult,
     TimelinePoint,
 )
 
@@ -157,30 +155,3 @@ def des_level(plan: SimPlan, raw: RawLevel, *, load: Load, queue_depth: int | No
         # L = lambda x W is something the tests check rather than how L is computed.
         mean_in_flight=round(raw.mean_in_flight, 3),
         background=background, timeline=timeline(plan, raw))
-
-
-def fio_json(result: PatternResult) -> dict[str, Any]:
-    """fio `--output-format=json`-shaped view of a simulate result, one job per level."""
-    jobs = []
-    for i, level in enumerate(result.levels):
-        job: dict[str, Any] = {"jobname": f"{result.layout}#{i + 1}", "job options": {
-            k: str(v) for k, v in level.load.items()}}
-        for op in ("read", "write"):
-            pct: LatencySummary = getattr(level.latency_ms, op)
-            job[op] = {
-                "total_ios": getattr(level.ios, op), "iops": getattr(level.iops, op),
-                "runtime": round(level.duration_s * 1000), "io_bytes": None, "bw": None,
-                "clat_ns": {
-                    "mean": _ns(pct.mean), "max": _ns(pct.max),
-                    "percentile": {} if pct.p50 is None else {
-                        "50.000000": _ns(pct.p50), "90.000000": _ns(pct.p90),
-                        "95.000000": _ns(pct.p95), "99.000000": _ns(pct.p99),
-                        "99.900000": _ns(pct.p999)},
-                },
-            }
-        jobs.append(job)
-    return {"fio version": "advisor-simulated", "jobs": jobs}
-
-
-def _ns(ms: float | None) -> int | None:
-    return None if ms is None else round(ms * 1e6)

@@ -45,6 +45,31 @@ class Latency:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LatencyDetail:
+    """One direction's request latency in full, as fio reports it: how many, min, mean,
+    standard deviation, max and fio's default percentile list (`FIO_PERCENTILES`, keys `p1` ...
+    `p9999`), in ms. None throughout when nothing completed."""
+
+    count: int
+    min_ms: float | None
+    mean_ms: float | None
+    stddev_ms: float | None
+    max_ms: float | None
+    percentiles_ms: dict[str, float]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LevelLatencyDetail:
+    """A raw-pattern level's latency as fio reports it (`--format fio`): reads, writes, and the
+    % of all I/Os in each of fio's latency buckets (`latency_ns` / `latency_us` / `latency_ms`,
+    bucket "4" = from the previous bound up to 4)."""
+
+    read: LatencyDetail
+    write: LatencyDetail
+    buckets_pct: dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DeviceLatency:
     """Latency of the device I/Os themselves (the event simulation measures them)."""
 
@@ -191,6 +216,8 @@ class Level:
     background: BackgroundIo | None = field(default=None, metadata=OMIT_NONE)
     timeline: tuple[TimelinePoint, ...] = ()  # results saved by advisor 0.1 have none
     phases: tuple[RunPhase, ...] | None = field(default=None, metadata=OMIT_NONE)
+    # raw patterns only (advisor.sim.run): what `--format fio` exports
+    latency_detail: LevelLatencyDetail | None = field(default=None, metadata=OMIT_NONE)
 
     def extended(self, cls: type[L], **more: Any) -> L:
         """This level as `cls` (a workload's level type), with its own fields in `more` (which

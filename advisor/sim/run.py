@@ -12,6 +12,7 @@ from advisor.errors import InvalidInput
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.des import run_des
+from advisor.sim.latency_detail import des_detail
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.sim.result import des_level
 from advisor.sim.results import Level, Load, PatternResult, PatternSummary, Ramp
@@ -113,7 +114,8 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
                     progress(i, frac)
             raw = run_des(plan, pat, duration_s=duration_s, seed=seed + i, warmup_s=warmup_s,
                           progress=tick)
-            level = des_level(plan, raw, load=load, queue_depth=pat.concurrency)
+            level = replace(des_level(plan, raw, load=load, queue_depth=pat.concurrency),
+                            latency_detail=des_detail(raw.request_latency))
         else:
             from advisor.sim.analytic import analytic_level
 

@@ -205,3 +205,24 @@ def test_validate_csv_has_one_row_per_case(capsys: pytest.CaptureFixture[str]) -
     assert [(r["mode"], r["threads"]) for r in rows] == [
         (m, str(t)) for m in ("rndrd", "rndwr", "seqrd", "seqwr") for t in (1, 4, 16)]
     assert all(r["device"] == "vda-this-machine" for r in rows)
+
+
+FIO = Path(__file__).parents[1] / "workloads" / "fixtures" / "fio_randrw_qd16.json"
+
+
+@pytest.mark.usefixtures("columns_80")
+def test_calibrate_table_fits_80_columns_and_csv_has_each_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`calibrate` (here from fio JSON): the runs table whole at COLUMNS=80 even when piped;
+    CSV one row per run."""
+    code, out, err = run(capsys, "calibrate", "--import-fio", str(FIO), "--out",
+                         str(tmp_path / "a.json"))
+    assert code == 0, err
+    table = "".join(line + "\n" for line in out.splitlines() if not line.startswith("note: "))
+    assert_fits_80(table)  # the notes are one logical line each, wrapped by the terminal
+    assert lines_with(table, "40,785", "13,572", "212.3", "read", "IOPS") == []
+    code, out, err = run(capsys, "calibrate", "--import-fio", str(FIO), "--out",
+                         str(tmp_path / "b.json"), "--format", "csv")
+    assert code == 0, err
+    rows = read_csv(out)
+    assert [(r["mode"], r["iodepth"]) for r in rows] == [("rndrw", "16")]

@@ -266,7 +266,9 @@ def test_cli_imports_fio_and_says_what_it_could_not_fit(tmp_path: Path) -> None:
     [
         (("--import-fio", "/nonexistent/fio.json"),
          "error: /nonexistent/fio.json: fio JSON not found"),
-        ((), "error: give either --path DIR (run sysbench) or --import-fio FILE.json"),
+        ((), "error: give either --path DIR (run sysbench), --import-fio FILE.json or "
+             "--import-sysbench FILE"),
+        (("--path", "/tmp", "--import-fio", "x.json"), "error: give either --path DIR"),
         (("--path", "/dev/null/sub"),  # a missing --path is created; this one cannot be
          "error: --path /dev/null/sub: cannot create the directory (Not a directory)"),
         (("--path", "/tmp", "--size", "lots"), "error: --size 'lots' is not a size"),
@@ -278,3 +280,84 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, ...], message: st
     assert result.exit_code == 2
     assert result.stderr.startswith(message)
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ('{"jobs": []}', "field fio version: Field required"),
+        ('{"fio version": "fio-3.33", "jobs": []}', "field jobs: List should have at least 1"),
+        ('{"fio version": "fio-3.33", "jobs": [{"foo": 1}]}', "field jobs.0.jobname: Field "
+         "required"),
+        ('{"fio version": "fio-3.33", "jobs": [1]}', "field jobs.0: Input should be a valid "
+         "dictionary"),
+        ('{"fio version": "fio-3.33", "jobs": [{"jobname": "j"}]}',
+         "field jobs.0: neither 'read' nor 'write' results"),
+        ('{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"iops": 1, '
+         '"bw": null, "total_ios": 3}}]}', "field jobs.0.read.bw: Input should be a valid number"),
+        ('{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"iops": "abc", '
+         '"bw": 1, "total_ios": 3}}]}', "field jobs.0.read.iops: Input should be a valid number"),
+        ('{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": {"iops": 0, "bw": 0, '
+         '"total_ios": 0}}]}', "no job did any I/O without an error"),
+        ('{"fio version": "fio-3.33", "jobs": [{"jobname": "j", "error": 5, "read": {"iops": 9, '
+         '"bw": 9, "total_ios": 9}}]}', "no job did any I/O without an error"),
+    ],
+)
+def test_cli_refuses_what_is_not_fio_json_in_one_line(
+    tmp_path: Path, document: str, message: str
+) -> None:
+    """Garbage fio JSON: one line naming the field, exit 2, no profile written."""
+    path = tmp_path / "fio.json"
+    path.write_text(document)
+    out = tmp_path / "p.json"
+    result = run_cli("calibrate", "--import-fio", str(path), "--out", str(out))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: fio JSON {path}: {message}")
+    assert result.stderr.count("\n") == 1
+    assert not out.exists()
+
+
+def test_fio_numjobs_with_group_reporting_is_one_entry_of_n_threads() -> None:
+    """fio --numjobs=2 --group_reporting (command line, so not in the JSON): one entry, summed
+    by fio, imported as 2 threads with fio's own figures."""
+    (run,) = import_fio(FIXTURES / "fio_numjobs2_group_reporting.json")["runs"]
+    assert {k: run[k] for k in ("job", "mode", "threads", "iodepth", "direct")} == {
+        "job": "randread-nj2", "mode": "rndrd", "threads": 2, "iodepth": 2, "direct": True}
+    assert run["read_iops"] == pytest.approx(16396.317829)
+    assert run["read_latency_ms"]["p50"] == pytest.approx(0.057088)
+    assert run["duration_s"] == pytest.approx(1.032)  # the run's wall time, not 2 x job_runtime
+
+
+def test_fio_numjobs_without_group_reporting_merges_the_clones() -> None:
+    """fio --numjobs=2 alone: two entries of one job, merged into one run of 2 threads; IOPS
+    and MiB/s summed, I/O-weighted mean latency, percentiles of the clones' mixture."""
+    document = json.loads((FIXTURES / "fio_numjobs2_clones.json").read_text())
+    clones = [job["read"] for job in document["jobs"]]
+    (run,) = import_fio(FIXTURES / "fio_numjobs2_clones.json")["runs"]
+    assert (run["threads"], run["iodepth"]) == (2, 2)
+    assert run["read_iops"] == pytest.approx(sum(c["iops"] for c in clones))
+    assert run["read_mibps"] == pytest.approx(sum(c["bw"] for c in clones) / 1024, abs=1e-3)
+    assert run["events"] == sum(c["total_ios"] for c in clones)
+    ios = [c["total_ios"] for c in clones]
+    mean_ns = sum(n * c["lat_ns"]["mean"] for n, c in zip(ios, clones, strict=True)) / sum(ios)
+    assert run["read_latency_ms"]["avg"] == pytest.approx(mean_ns / 1e6)
+    assert run["read_latency_ms"]["max"] == max(c["lat_ns"]["max"] for c in clones) / 1e6
+    # both clones have the same median (73216 ns): so has their mixture
+    assert run["read_latency_ms"]["p50"] == pytest.approx(0.073216)
+    for key, pct in (("p90", "90.000000"), ("p99", "99.000000")):
+        low, high = sorted(c["clat_ns"]["percentile"][pct] / 1e6 for c in clones)
+        assert low <= run["read_latency_ms"][key] <= high
+
+
+def test_clone_percentiles_are_those_of_the_mixture() -> None:
+    """Two equal clones, uniform on 0-100 ns and on 100-200 ns: their mixture is uniform on
+    0-200 ns, so its 10th and 90th percentiles are 20 and 180 ns."""
+    from advisor.percentiles import FIO_PERCENTILES
+    from workloads.real.fio import _merged_percentiles
+
+    low = {q: q for q in FIO_PERCENTILES}
+    high = {q: 100 + q for q in FIO_PERCENTILES}
+    merged = _merged_percentiles([(1000, low), (1000, high)])
+    assert merged[10.0] == pytest.approx(20.0)
+    assert merged[90.0] == pytest.approx(180.0)
+    assert _merged_percentiles([(5, low)]) == low

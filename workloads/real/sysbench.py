@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from advisor.errors import AdvisorError, InvalidInput
-from advisor.percentiles import PERCENTILES
+from advisor.percentiles import PERCENTILES, percentile_key
 from advisor.urls import mask_url
 from workloads.real.db_sqlalchemy import parse_url
 from workloads.real.sysbench_parse import fatal_message, parse_fileio, parse_oltp
@@ -155,8 +155,12 @@ def fileio_args(
 
 def fileio_measurement(parsed: Mapping[str, Any], *, mode: str) -> dict[str, Any]:
     """One calibration measurement (the shape `workloads.real.fio` produces too)."""
-    hist = parsed.get("histogram_ms") or {}
     latency = parsed["latency_ms"]
+    # the histogram's percentiles (3 decimals), else the one percentile sysbench printed
+    hist = {k: v for k, v in (parsed.get("histogram_ms") or {}).items() if v is not None}
+    if not hist and latency.get("percentile"):
+        key = percentile_key(latency["percentile"])
+        hist = {key: latency[key]}
     return {
         "source": "sysbench",
         "mode": mode,
@@ -173,7 +177,7 @@ def fileio_measurement(parsed: Mapping[str, Any], *, mode: str) -> dict[str, Any
             "min": latency["min"], "avg": latency["avg"], "max": latency["max"],
             **{k: hist.get(k) for k in PERCENTILES},
         },
-        "percentiles_ms": {k: v for k, v in hist.items() if v is not None},
+        "percentiles_ms": hist,
         "duration_s": parsed["total_time_s"],
         "events": parsed["total_events"],
     }

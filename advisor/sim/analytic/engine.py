@@ -19,6 +19,7 @@ from advisor.sim.bottleneck import (
     members_of,
     unit_of,
 )
+from advisor.sim.latency_detail import analytic_detail
 from advisor.sim.plan import KIND_DEVICE, SimPlan
 from advisor.sim.results import (
     IoCounts,
@@ -45,8 +46,11 @@ def saturation_iops(plan: SimPlan, pattern: IoPattern) -> float:
 def analytic_level(plan: SimPlan, pattern: IoPattern, *, duration_s: float,
                    load: Load) -> Level:
     """One load level of a raw pattern (the same `Level` the event simulation gives)."""
-    return mix_level(plan, pattern_mix(plan, pattern), duration_s=duration_s, load=load,
-                     open_rate=pattern.open_rate, concurrency=pattern.concurrency).level
+    m = mix_level(plan, pattern_mix(plan, pattern), duration_s=duration_s, load=load,
+                  open_rate=pattern.open_rate, concurrency=pattern.concurrency)
+    detail = analytic_detail(m.read, m.write, m.all, reads=m.level.ios.read,
+                             writes=m.level.ios.write)
+    return replace(m.level, latency_detail=detail)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
