@@ -73,6 +73,9 @@ CALIBRATE_HELP = (
     "  advisor calibrate --path /mnt/data --size 1G --time 10 --threads 1,4,16\n\n"
     "Or import fio results (fio --output-format=json):\n\n"
     "  advisor calibrate --import-fio results.json --name my-nvme\n\n"
+    "or sysbench fileio run output (one run per file, or several appended; with "
+    "--histogram=on for p50/p99):\n\n"
+    "  advisor calibrate --import-sysbench rndrd.txt --import-sysbench rndwr.txt\n\n"
     "Needs the Debian package sysbench. Exit codes: 0 done; 1 a run failed (the finished runs "
     "are kept in the file); 2 bad input (path missing or read-only, not enough space...)."
 )
@@ -343,13 +346,17 @@ def calibrate_command(
     import_fio: Annotated[Path | None, typer.Option(
         "--import-fio", help="read fio --output-format=json results instead of running sysbench",
         show_default=False)] = None,
+    import_sysbench: Annotated[list[Path] | None, typer.Option(
+        "--import-sysbench", help="read sysbench fileio run output (text) instead of running "
+        "sysbench (repeatable)", show_default=False)] = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     with _user_errors():
         from advisor.userfiles import check_output
 
         check_output(out, what="profile")  # before the measurements, not after them
-        document, name = _calibrate(path, size, time_s, threads, block_size, name, import_fio)
+        document, name = _calibrate(path, size, time_s, threads, block_size, name, import_fio,
+                                    import_sysbench or [])
         from advisor.userfiles import write_json
 
         target = out or Path(f"calibration-{name}.json")
@@ -370,7 +377,7 @@ def calibrate_command(
 
 def _calibrate(
     path: Path | None, size: str, time_s: int, threads: str, block_size: str,
-    name: str | None, import_fio: Path | None,
+    name: str | None, import_fio: Path | None, import_sysbench: list[Path],
 ) -> tuple[dict[str, Any], str]:
     from workloads.real.calibrate import (
         CalibrationPlan,
@@ -380,13 +387,19 @@ def _calibrate(
     )
     from workloads.real.device_profile import check_name, default_name
 
-    if (path is None) == (import_fio is None):
-        raise InvalidInput("give either --path DIR (run sysbench) or --import-fio FILE.json")
-    if import_fio is not None:
-        from workloads.real.fio import import_fio as read_fio
+    if (path is not None) + (import_fio is not None) + bool(import_sysbench) != 1:
+        raise InvalidInput("give either --path DIR (run sysbench), --import-fio FILE.json or "
+                           "--import-sysbench FILE")
+    if import_fio is not None or import_sysbench:
+        if import_fio is not None:
+            from workloads.real.fio import import_fio as read_fio
 
-        calibration = read_fio(import_fio)
-        device_name = check_name(name or default_name(import_fio.stem))
+            calibration, source = read_fio(import_fio), import_fio
+        else:
+            from workloads.real.sysbench_import import import_sysbench as read_sysbench
+
+            calibration, source = read_sysbench(import_sysbench), import_sysbench[0]
+        device_name = check_name(name or default_name(source.stem))
         directory = Path(calibration["path"])
         capacity = capacity_gib(directory) if directory.is_dir() else 0.0
         return calibration_document(calibration, name=device_name, capacity_gib=capacity), \
