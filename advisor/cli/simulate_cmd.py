@@ -108,7 +108,8 @@ def simulate(*, fmt: SimFormat, out: Path | None, catalog: list[Path] | None,
     if fmt is SimFormat.json:
         emit_json(data)
     elif fmt is SimFormat.csv:
-        emit_csv(data["levels"])
+        # latency_detail is the fio export's (`--format fio`); json keeps it
+        emit_csv(data["levels"], skip=("sources", "notes", "latency_detail"))
     elif isinstance(result, MysqlSimResult):
         from advisor.cli import simulate_db
 
