@@ -226,3 +226,16 @@ def test_calibrate_table_fits_80_columns_and_csv_has_each_run(
     assert code == 0, err
     rows = read_csv(out)
     assert [(r["mode"], r["iodepth"]) for r in rows] == [("rndrw", "16")]
+
+
+@pytest.mark.slow  # drives the embedded SQLite database (table creation, commits)
+def test_replay_csv_has_one_row_per_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ADVISOR_DATA_DIR", str(tmp_path))
+    code, out, err = run(capsys, "replay", "--ramp", "1,2", "--duration", "0.3", "--warmup", "0",
+                         "--rows", "1000", "--format", "csv")
+    assert code == 0, err
+    rows = read_csv(out)
+    assert [r["threads"] for r in rows] == ["1", "2"]
+    assert all(float(r["achieved_tps"]) > 0 for r in rows)
+    assert "latency_ms.transaction.p99" in rows[0]
