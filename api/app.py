@@ -61,6 +61,8 @@ NO_LAYOUT: Responses = {409: _error(
     "no layout meets the SLO: a valid question whose answer is no; the detail names the closest "
     "candidates and what they miss (the CLI exits 1)")}
 NOT_FOUND: Responses = {404: _error("no run with this id")}
+TOO_LARGE: Responses = {413: _error("the body is over ADVISOR_API_MAX_BODY_BYTES (64 KiB by "
+                                    "default): refused from its Content-Length alone")}
 UNAVAILABLE: Responses = {503: _error(
     "the runs database is unavailable, or every worker is busy and the queue is full (then "
     "with a `Retry-After` header: seconds to wait before trying again)")}
@@ -240,7 +242,8 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
 
     @app.post("/v1/size", response_model=models.SizeResult,
               status_code=201, tags=["size"],
-              dependencies=secured, responses={**errors, **NO_LAYOUT, **UNAVAILABLE})
+              dependencies=secured,
+              responses={**errors, **NO_LAYOUT, **TOO_LARGE, **UNAVAILABLE})
     async def size(body: models.SizeBody) -> JSONResponse:  # type: ignore[valid-type]
         """`advisor size`: the cheapest deployment that meets the SLO, its alternatives and
         the cheaper candidates rejected with reasons. Runs on a worker process; 503 with
@@ -249,7 +252,8 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
         return _created({**result, "run_id": run_id}, run_id, cached=cached)
 
     @app.post("/v1/simulate", response_model=models.SimulateResult, status_code=201,
-              tags=["simulate"], dependencies=secured, responses={**errors, **UNAVAILABLE})
+              tags=["simulate"], dependencies=secured,
+              responses={**errors, **TOO_LARGE, **UNAVAILABLE})
     async def simulate(body: models.SimulateBody) -> JSONResponse:  # type: ignore[valid-type]
         """`advisor simulate SPEC`: a raw I/O pattern or a database workload on a layout.
         Refused with 422 when it would simulate more than ADVISOR_API_IO_BUDGET I/Os
@@ -288,7 +292,7 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
         """A stored run: its request and result as they were saved."""
         found = service.store.get(run_id)
         if found is None:
-            raise HTTPException(404, f"no run {run_id!r}")
+            raise HTTPException(404, f"no run {_excerpt.repr(run_id)}")
         return JSONResponse(found.to_json())
 
     @app.get("/v1/runs/{run_id}/report", response_class=HTMLResponse, tags=["runs"],
@@ -298,7 +302,7 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
         """The run's HTML report: one self-contained page (inline CSS and SVG charts)."""
         html = service.report(run_id)
         if html is None:
-            raise HTTPException(404, f"no run {run_id!r}")
+            raise HTTPException(404, f"no run {_excerpt.repr(run_id)}")
         return HTMLResponse(html)
 
     return app

@@ -84,14 +84,17 @@ def _exit_with_parent(parent_pid: int) -> None:
 
 
 def warm_up() -> None:
-    """Import the core and load the compiled event-simulation kernel (from numba's cache) with a
-    tiny simulation, so that a worker's first request does not pay for it."""
+    """Import the core and load the compiled event-simulation kernels (from numba's cache, about
+    2 s; compiled once if the cache is cold) with two tiny simulations, raw I/O and MySQL, so
+    that a worker's first request does not pay for it."""
     import recommend.run  # noqa: F401  (the sizing search's modules)
     from advisor.userfiles import load_catalog
     from workloads.simulate import run_simulate
     from workloads.simulate_request import simulate_request
 
-    req = simulate_request({"spec": "m5d.large:gp2:100GiB", "duration": 0.2, "engine": "des",
-                            "seed": 1})
-    run_simulate(req, load_catalog(use_env=False), io_budget=1e6)
+    catalog = load_catalog(use_env=False)
+    for body in ({"spec": "m5d.large:gp2:100GiB", "duration": 0.2, "engine": "des", "seed": 1},
+                 {"spec": "r5.large:gp3:500GiB", "workload": "mysql", "tps": 200, "data_gb": 4,
+                  "duration": 1, "engine": "des", "seed": 1}):
+        run_simulate(simulate_request(body), catalog, io_budget=1e6)
 

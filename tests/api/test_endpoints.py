@@ -101,12 +101,14 @@ def test_runs_are_listed_newest_first(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("path", ["/v1/runs/0123456789abcdef0123456789abcdef",
-                                  "/v1/runs/not-a-run/report", "/v1/runs/%27%3B--"])
+                                  "/v1/runs/not-a-run/report", "/v1/runs/%27%3B--",
+                                  "/v1/runs/" + "9" * 5000, "/v1/runs/" + "9" * 5000 + "/report"])
 def test_unknown_runs_are_404(client: TestClient, path: str) -> None:
-    """An id that is not stored (or not an id at all) is 404 with one line."""
+    """An id that is not stored (or not an id at all) is 404 with one short line."""
     r = client.get(path)
     assert r.status_code == 404
     assert r.json()["detail"].startswith("no run ")
+    assert len(r.json()["detail"]) < 80
 
 
 def test_openapi_documents_every_endpoint_and_the_409(client: TestClient) -> None:
