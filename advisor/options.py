@@ -15,6 +15,9 @@ from typing import Any, Literal
 from advisor.errors import InvalidInput
 
 MAX_NUMBER_TEXT = 40  # characters shown of a bad value
+# The lowest latency SLO a request may state: 10 us, below the fastest device's service time
+# (NVMe reads ~0.1 ms) and a client's round trip; lower bounds only make every search fail slowly.
+P99_FLOOR_MS = 0.01
 
 
 class FieldError(InvalidInput):
@@ -185,9 +188,46 @@ def from_text(d: Declared, value: Any) -> Any:
 
 
 def check_fields(obj: Any) -> None:
-    """Check every declared option of a request object (call from `__post_init__`)."""
+    """Check every declared option of a request object (call from `__post_init__`): its type,
+    then its bounds and rules."""
     for d in declared(type(obj)):
-        check_value(d.name, getattr(obj, d.name), d.opt)
+        value = getattr(obj, d.name)
+        problem = type_problem(d.type, value)
+        if problem:
+            exc = FieldError(d.name, value, problem)
+            if d.opt.argument:
+                exc.flag = d.name.upper()
+            raise exc
+        check_value(d.name, value, d.opt)
+
+
+_KIND = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}
+
+
+def type_problem(declared_type: Any, value: Any) -> str | None:
+    """Why `value` is not of the declared type (None if it is): a core caller (a fleet file,
+    a script) may pass anything; text and JSON are parsed by the adapters before this."""
+    import types
+    import typing
+
+    origin = typing.get_origin(declared_type)
+    union = origin is typing.Union or origin is types.UnionType
+    kinds = typing.get_args(declared_type) if union else (declared_type,)
+    if value is None:
+        return None if type(None) in kinds else "required"
+    kinds = tuple(k for k in kinds if k is not type(None))
+    for kind in kinds:
+        if kind is bool and isinstance(value, bool):
+            return None
+        if kind is int and isinstance(value, int) and not isinstance(value, bool):
+            return None
+        if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+            return None
+        if kind is str and isinstance(value, str):
+            return None
+        if kind not in _KIND:  # a type this check does not know: the field's own rule decides
+            return None
+    return "must be " + " or ".join(_KIND[k] for k in kinds if k in _KIND)
 
 
 def changed(obj: Any) -> Iterator[tuple[Declared, Any]]:

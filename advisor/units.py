@@ -11,11 +11,16 @@ TIB = 1024 * GIB
 
 _BINARY = {"": 1, "b": 1, "k": KIB, "kb": KIB, "kib": KIB, "m": MIB, "mb": MIB, "mib": MIB,
            "g": GIB, "gb": GIB, "gib": GIB, "t": TIB, "tb": TIB, "tib": TIB}
-_SIZE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
+# ASCII digits only (Python's \d also matches e.g. fullwidth and Arabic-Indic digits).
+_SIZE_RE = re.compile(r"^\s*([0-9]{1,20}(?:\.[0-9]{1,20})?)\s*([a-zA-Z]{0,3})\s*$", re.ASCII)
+MAX_SIZE_TEXT = 48  # characters: longer input is refused before it is parsed
 
 
 def parse_bytes(text: str, *, what: str = "size") -> int:
     """Parse '4k', '16KiB', '1M', '500GiB' as bytes (binary multiples, as fio and sysbench do)."""
+    if len(text) > MAX_SIZE_TEXT:
+        raise InvalidInput(f"{what} {text[:MAX_SIZE_TEXT]!r}...: too long for a size like 4k, "
+                           "16KiB, 1MiB or 500GiB")
     match = _SIZE_RE.match(text)
     if not match or match.group(2).lower() not in _BINARY:
         raise InvalidInput(f"{what} {text!r} is not a size like 4k, 16KiB, 1MiB or 500GiB")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from advisor.options import (
+    P99_FLOOR_MS,
     Declared,
     FieldError,
     Opt,
@@ -91,7 +92,7 @@ class MysqlSizeRequest(SizeCommon, MysqlOptions):
                                  help="read-only transactions per read-write transaction "
                                  "(default: the preset's: 3.25 for point-rw, 0 for "
                                  "sysbench-oltp-rw)")
-    p99_ms: float = option(10.0, gt=0, le=3_600_000,
+    p99_ms: float = option(10.0, ge=P99_FLOOR_MS, le=3_600_000,
                            help="SLO: transaction p99 latency bound (ms)")
     replicas: int | None = option(1, help="read replicas: 0, 1, 2 ... 8 or auto",
                                   text=(_replicas_text, _replicas_show), api_type=int | str,

@@ -66,7 +66,7 @@ def test_text_options_parse_the_same_from_the_cli_and_json() -> None:
     ({"spec": "m5d.large:gp2:385GiB", "sync_binlog": 0}, "sync_binlog",
      "does not apply to a raw pattern simulation"),
     ({"spec": "m5d.large:gp2:385GiB", "workload": "aerospike", "slice": 1e-9}, "slice",
-     "more slices than a report can use"),
+     "at most 1,000 slices a level"),
     ({"spec": "x" * 300}, "spec", "too long"),
     ({"spec": "m5d.large:gp2:385GiB", "ramp": "iodepth=1e400"}, "ramp", "finite numbers"),
     ({"spec": "m5d.large:gp2:385GiB", "ramp": "rate=1e12"}, "ramp",

@@ -12,7 +12,11 @@ from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.layout.model import Layout
-from advisor.sim.run import over_budget
+from advisor.sim.run import (
+    ANALYTIC_MYSQL_IOS,
+    THREADS_LEVEL_IOS,
+    check_budget,
+)
 from workloads.mysql import TxnIo
 from workloads.results import ActSimResult, MysqlSimResult, SimulateResult
 from workloads.simulate_request import (
@@ -115,18 +119,12 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
                                 warmup_s=req.warmup, io_budget=io_budget, progress=progress)
     if isinstance(req, MysqlSimRequest):
         replica = resolve(req.replica_layout, catalog) if req.replica_layout else None
-        if io_budget is not None:
-            estimate = _mysql_estimate(req, layout, replica, catalog)
-            if estimate > io_budget:
-                raise over_budget(estimate, io_budget)
+        _mysql_estimate(req, layout, replica, catalog, io_budget)
         return run_mysql(
             layout, catalog, params=req.params(req.tps), replica_layout=replica,
             measured=measured, p99_ms=req.p99_ms, ramp=req.ramp, duration=req.duration,
             engine=req.engine, seed=req.seed, progress=progress)
-    if io_budget is not None:
-        estimate = _act_estimate(req, layout)
-        if estimate > io_budget:
-            raise over_budget(estimate, io_budget)
+    check_budget(_act_estimate(req, layout), io_budget, duration_s=req.duration, ramp=req.ramp)
     return run_aerospike(
         layout, catalog, x=req.x, ramp=req.ramp, reads_per_sec=req.reads_per_sec,
         writes_per_sec=req.writes_per_sec, record_bytes=req.record_bytes,
@@ -139,35 +137,58 @@ def _params(req: MysqlSimRequest, tps: float) -> Any:
     return req.params(tps)
 
 
+def _per_txn_ios(dep: Any, req: MysqlSimRequest, tps: float) -> float:
+    """Device I/Os (and CPU steps) the event simulation runs per transaction at `tps`."""
+    from workloads.mysql_run import build_servers
+
+    per_s = 0.0
+    for server in build_servers(dep, _params(req, tps), None):
+        per_txn = sum(c.probability * sum(io.count for io in c.ios)
+                      for c in server.request_classes())
+        per_txn += sum(spec.count for spec in server.background_specs())
+        per_s += per_txn * server.rate_tps
+    return per_s / tps
+
+
 def _mysql_estimate(req: MysqlSimRequest, layout: Layout, replica: Layout | None,
-                    catalog: Catalog) -> float:
-    """Device I/Os (and CPU steps) the event simulation would run for this request."""
+                    catalog: Catalog, io_budget: float | None) -> None:
+    """Refuse (over_budget) a MySQL simulation whose work would exceed `io_budget`: device I/Os
+    the event simulation would run, plus a charge per analytic level; a closed-loop level is
+    charged the search for its rate, and its rate is bounded before any search (a client thread
+    runs at most one transaction per unloaded latency), so refusing costs one analytic level."""
     from advisor.sim.run import parse_ramp
-    from workloads.mysql_run import Deployment, build_servers, tps_for_threads
+    from workloads.mysql_run import Deployment, simulate_mysql
 
     dep = Deployment(master=layout, replica=replica)
-    levels = [req.tps]
-    if req.ramp:
-        r = parse_ramp(req.ramp, ("tps", "threads"))
-        levels = list(r.values)
-        if r.key == "threads":
-            if req.engine == "analytic":
-                return 0.0
-            levels = [tps_for_threads(dep, catalog, _params(req, req.tps), int(n))
-                      for n in r.values]
-    total = 0.0
-    for tps in levels:
-        if req.engine == "analytic" or (req.engine == "auto"
-                                        and tps * req.duration > AUTO_DES_TXNS):
-            continue
-        per_s = 0.0
-        for server in build_servers(dep, _params(req, tps), None):
-            per_txn = sum(c.probability * sum(io.count for io in c.ios)
-                          for c in server.request_classes())
-            per_txn += sum(spec.count for spec in server.background_specs())
-            per_s += per_txn * server.rate_tps
-        total += per_s * req.duration
-    return total
+    ramp = parse_ramp(req.ramp, ("tps", "threads")) if req.ramp else None
+
+    def check(cost: float) -> None:
+        check_budget(cost, io_budget, duration_s=req.duration, ramp=req.ramp)
+
+    def des_cost(tps: float, *, exact: bool = True) -> float:
+        """What one level at `tps` (exact: False, at most `tps`) may cost on its engine."""
+        txns = tps * req.duration
+        if req.engine == "analytic" or (req.engine == "auto" and exact
+                                        and txns > AUTO_DES_TXNS):
+            return ANALYTIC_MYSQL_IOS
+        if req.engine == "auto":  # a level of fewer than AUTO_DES_TXNS runs events
+            txns = min(txns, AUTO_DES_TXNS)
+        return max(_per_txn_ios(dep, req, max(tps, 1e-3)) * txns, ANALYTIC_MYSQL_IOS)
+
+    if ramp is None or ramp.key == "tps":
+        levels = list(ramp.values) if ramp else [req.tps]
+        check(len(levels) * ANALYTIC_MYSQL_IOS)
+        check(sum(des_cost(tps) for tps in levels))
+        return
+    threads = [int(v) for v in ramp.values]
+    check(len(threads) * THREADS_LEVEL_IOS)  # finding each level's rate
+    if req.engine == "analytic":
+        return
+    idle = simulate_mysql(dep, catalog, _params(req, 1.0), tps_levels=[1.0], duration_s=600.0,
+                          engine="analytic", warmup_s=0.0)
+    latency_s = max((idle.levels[0].latency_ms.transaction.mean or 0.0) / 1000, 1e-6)
+    check(len(threads) * THREADS_LEVEL_IOS + sum(des_cost(n / latency_s, exact=False)
+                                                 for n in threads))
 
 
 def _act_estimate(req: AerospikeSimRequest, layout: Layout) -> float:

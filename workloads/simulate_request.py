@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from advisor.io_modes import FIO_RW_MODES, SYSBENCH_MODES
 from advisor.options import (
+    P99_FLOOR_MS,
     Declared,
     FieldError,
     Opt,
@@ -28,13 +29,19 @@ MAX_DURATION_S = 7 * 86400.0  # the event simulation's bound (and raw patterns')
 # MySQL deployment can be followed for weeks, e.g. to watch burst credits over daily peaks.
 ANALYTIC_MAX_DURATION_S = 28 * 86400.0
 DB = "Database workloads"
+# ACT slices: each holds latency histograms while it runs (about 45 KB) and a row in the answer
+# (about 400 B of JSON); ACT itself reports hour slices (24 a day).
+MAX_ACT_SLICES = 1_000
+MAX_ACT_ROWS = 10_000
 WORKLOADS = ("mysql", "aerospike")
 
 
 def _spec_text(value: Any) -> str | None:
     if not str(value).strip():
         return "empty: give a layout spec like m5d.large:gp2:385GiB"
-    return None if len(str(value)) <= 200 else "too long for a layout spec"
+    from advisor.layout.spec import MAX_SPEC_LENGTH
+
+    return None if len(str(value)) <= MAX_SPEC_LENGTH else "too long for a layout spec"
 
 
 def _bytes_check(most: int, what: str) -> Any:
@@ -175,7 +182,7 @@ class MysqlSimRequest(SimulateCommon, MysqlOptions):
                                         help="mysql: layout of each replica (default: the "
                                         "master's)")
     data_gb: float = option(100.0, gt=0, le=1_000_000, panel=DB, help="mysql: data size in GiB")
-    p99_ms: float = option(10.0, gt=0, le=3_600_000, panel=DB,
+    p99_ms: float = option(10.0, ge=P99_FLOOR_MS, le=3_600_000, panel=DB,
                            help="mysql: SLO on transaction p99 for the knee")
 
     workload: ClassVar[str | None] = "mysql"
@@ -240,9 +247,14 @@ class AerospikeSimRequest(SimulateCommon):
                                    or self.writes_per_sec is not None):
             raise FieldError("x", self.x, "give an ACT load multiple or reads/writes per "
                              "second, not both")
-        if self.slice is not None and self.slice < self.duration / 10_000:
-            raise FieldError("slice", self.slice, f"at least duration / 10,000 "
-                             f"({self.duration / 10_000:g} s): more slices than a report can use")
+        if self.slice is not None:
+            levels = self.ramp.count(",") + 1 if self.ramp else 1
+            most = min(MAX_ACT_SLICES, MAX_ACT_ROWS // levels)
+            if self.slice < self.duration / most:
+                raise FieldError("slice", self.slice, f"at least duration / {most:,} "
+                                 f"({self.duration / most:g} s): at most {MAX_ACT_SLICES:,} "
+                                 f"slices a level and {MAX_ACT_ROWS:,} in all, each "
+                                 "holding its own latency histogram")
 
 
 SimulateRequest = PatternSimRequest | MysqlSimRequest | AerospikeSimRequest

@@ -10,7 +10,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from advisor.catalog.model import (
     Catalog,
@@ -28,27 +35,55 @@ SCHEMA_VERSION = 1
 BUILTIN_NAME = "us-east-1.json"
 
 
+# Every figure is finite (JSON's NaN/Infinity are refused) and within a range generous enough for
+# any real device or price (10-1000x the largest AWS publishes), so that no user file can make the
+# simulator's arithmetic overflow: service times stay below 2**53 ns after the log-normal's tail.
+MAX_MS = 600_000.0  # 10 minutes: a latency, a stall, a flush
+MAX_IOPS = 1e9
+MAX_MIBPS = 1e7  # about 10 TiB/s
+MAX_GIB = 1e9
+MAX_USD = 1e6  # per hour, GiB-month, IOPS-month or MiB/s-month
+# Entries of each kind, over all files merged: a sizing searches every instance type with every
+# volume type (AWS lists under 1,000 instance types and 7 volume types; 3,000 instance types made
+# one sizing take minutes).
+MAX_ENTRIES = {"instance types": 2_000, "volume types": 100, "latency profiles": 1_000,
+               "local devices": 1_000}
+Ms = Annotated[float, Field(ge=0, le=MAX_MS)]
+Iops = Annotated[float, Field(gt=0, le=MAX_IOPS)]
+Mibps = Annotated[float, Field(gt=0, le=MAX_MIBPS)]
+Usd = Annotated[float, Field(ge=0, le=MAX_USD)]
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class _Dist(_Strict):
-    median_ms: float = Field(gt=0)
+    median_ms: float = Field(gt=0, le=60_000)
     sigma: float = Field(ge=0, le=3)
     tail_probability: float = Field(default=0.0, ge=0, le=0.5)
-    tail_min_ms: float = Field(default=0.0, ge=0)
-    tail_max_ms: float = Field(default=0.0, ge=0)
+    tail_min_ms: Ms = 0.0
+    tail_max_ms: Ms = 0.0
 
 
 class _Profile(_Strict):
     name: str
     read: _Dist
     write: _Dist
-    transfer_mibps: float = Field(gt=0)
-    flush_ms: float = Field(default=0.0, ge=0)
+    transfer_mibps: float = Field(ge=0.1, le=MAX_MIBPS)
+    flush_ms: Ms = 0.0
     read_stall_per_write_mibps: float = Field(default=0.0, ge=0, le=1)
     sources: dict[str, str] = {}
     notes: list[str] = []
+
+
+# What each volume model reads (advisor.layout.limits, advisor.layout.model) beyond the common
+# fields: a user entry without them would fail inside the model instead of at the file.
+_MODEL_NEEDS = {
+    "gp2": ("iops_per_gib", "min_iops", "burst_iops", "burst_bucket_credits"),
+    "gp3": ("included_iops", "included_mibps"),
+    "throughput_credits": ("baseline_mibps_per_tib", "burst_mibps_per_tib", "bucket_mib_per_tib"),
+}
 
 
 class _Volume(_Strict):
@@ -56,35 +91,46 @@ class _Volume(_Strict):
     title: str
     media: Literal["ssd", "hdd"]
     model: Literal["gp2", "gp3", "io1", "io2", "throughput_credits", "magnetic"]
-    min_size_gib: int = Field(gt=0)
-    max_size_gib: int = Field(gt=0)
-    io_unit_kib: int = Field(gt=0)
-    min_iops: int | None = None
-    max_iops: int = Field(gt=0)
-    max_iops_non_nitro: int | None = None
-    iops_per_gib: float | None = None
-    included_iops: int | None = None
-    burst_iops: int | None = None
-    burst_bucket_credits: float | None = None
-    max_mibps: float = Field(gt=0)
-    included_mibps: float | None = None
-    max_mibps_per_iops: float | None = None
-    small_volume_max_mibps: float | None = None
-    small_volume_gib: float | None = None
-    full_throughput_gib: float | None = None
-    baseline_mibps_per_tib: float | None = None
-    burst_mibps_per_tib: float | None = None
-    bucket_mib_per_tib: float | None = None
-    typical_iops: int | None = None
-    storage_usd_per_gib_month: float = Field(ge=0)
+    min_size_gib: int = Field(gt=0, le=MAX_GIB)
+    max_size_gib: int = Field(gt=0, le=MAX_GIB)
+    io_unit_kib: int = Field(gt=0, le=1024 * 1024)
+    min_iops: int | None = Field(default=None, gt=0, le=MAX_IOPS)
+    max_iops: int = Field(gt=0, le=MAX_IOPS)
+    max_iops_non_nitro: int | None = Field(default=None, gt=0, le=MAX_IOPS)
+    iops_per_gib: float | None = Field(default=None, gt=0, le=MAX_IOPS)
+    included_iops: int | None = Field(default=None, ge=0, le=MAX_IOPS)
+    burst_iops: int | None = Field(default=None, gt=0, le=MAX_IOPS)
+    burst_bucket_credits: float | None = Field(default=None, gt=0, le=1e15)
+    max_mibps: Mibps
+    included_mibps: float | None = Field(default=None, ge=0, le=MAX_MIBPS)
+    max_mibps_per_iops: float | None = Field(default=None, gt=0, le=1024)
+    small_volume_max_mibps: float | None = Field(default=None, gt=0, le=MAX_MIBPS)
+    small_volume_gib: float | None = Field(default=None, gt=0, le=MAX_GIB)
+    full_throughput_gib: float | None = Field(default=None, gt=0, le=MAX_GIB)
+    baseline_mibps_per_tib: float | None = Field(default=None, gt=0, le=MAX_MIBPS)
+    burst_mibps_per_tib: float | None = Field(default=None, gt=0, le=MAX_MIBPS)
+    bucket_mib_per_tib: float | None = Field(default=None, gt=0, le=1e15)
+    typical_iops: int | None = Field(default=None, gt=0, le=MAX_IOPS)
+    storage_usd_per_gib_month: Usd
     # (up to this IOPS count, USD per IOPS-month): no price may be negative
-    iops_usd_tiers: list[tuple[Annotated[int, Field(gt=0)], Annotated[float, Field(ge=0)]]] = []
-    throughput_usd_per_mibps_month: float | None = Field(default=None, ge=0)
-    io_requests_usd_per_million: float | None = Field(default=None, ge=0)
+    iops_usd_tiers: list[tuple[Annotated[int, Field(gt=0)], Usd]] = Field(default=[],
+                                                                         max_length=100)
+    throughput_usd_per_mibps_month: Usd | None = None
+    io_requests_usd_per_million: Usd | None = None
     annual_failure_rate: float | None = Field(default=None, ge=0, le=1)
     latency_profile: str
     sources: dict[str, str] = {}
     notes: list[str] = []
+
+    @model_validator(mode="after")
+    def _model_fields(self) -> "_Volume":
+        """The figures the volume's model computes its limits from are present."""
+        for name in _MODEL_NEEDS.get(self.model, ()):
+            if getattr(self, name) is None:
+                raise ValueError(f"model {self.model} needs {name}")
+        if self.min_iops is not None and self.min_iops > self.max_iops:
+            raise ValueError(f"min_iops {self.min_iops} is above max_iops {self.max_iops}")
+        return self
 
     @field_validator("max_size_gib")
     @classmethod
@@ -97,33 +143,42 @@ class _Volume(_Strict):
 
 class _Ebs(_Strict):
     optimization: Literal["default", "optional", "unsupported"]
-    baseline_mbps: float = Field(gt=0)
-    max_mbps: float = Field(gt=0)
-    baseline_mbs: float = Field(gt=0)
-    max_mbs: float = Field(gt=0)
-    baseline_iops: float = Field(gt=0)
-    max_iops: float = Field(gt=0)
+    baseline_mbps: Mibps
+    max_mbps: Mibps
+    baseline_mbs: Mibps
+    max_mbs: Mibps
+    baseline_iops: Iops
+    max_iops: Iops
     burst: bool
+
+    @model_validator(mode="after")
+    def _max_at_least_baseline(self) -> "_Ebs":
+        # the burst bucket refills at max - baseline: a maximum below the baseline empties it
+        for name in ("mbps", "mbs", "iops"):
+            base, top = getattr(self, f"baseline_{name}"), getattr(self, f"max_{name}")
+            if top < base:
+                raise ValueError(f"max_{name} {top:g} is below baseline_{name} {base:g}")
+        return self
 
 
 class _Store(_Strict):
     count: int = Field(gt=0, le=24)
-    size_gb: float = Field(gt=0)
+    size_gb: float = Field(gt=0, le=MAX_GIB)
     kind: Literal["nvme", "ssd", "hdd"]
-    read_iops: float | None = Field(default=None, gt=0)
-    write_iops: float | None = Field(default=None, gt=0)
+    read_iops: Iops | None = None
+    write_iops: Iops | None = None
     needs_init: bool = False
     latency_profile: str
-    seq_mibps_per_device: float | None = Field(default=None, gt=0)
-    measured_read_iops: float | None = Field(default=None, gt=0)
-    measured_write_iops: float | None = Field(default=None, gt=0)
+    seq_mibps_per_device: Mibps | None = None
+    measured_read_iops: Iops | None = None
+    measured_write_iops: Iops | None = None
 
 
 class _Instance(_Strict):
     name: str = Field(pattern=r"^[a-z][a-z0-9-]*\.[a-z0-9]+$")
-    vcpu: int = Field(gt=0)
-    memory_gib: float = Field(gt=0)
-    hourly_usd: float = Field(ge=0)
+    vcpu: int = Field(gt=0, le=100_000)
+    memory_gib: float = Field(gt=0, le=MAX_GIB)
+    hourly_usd: Usd
     nitro: bool
     previous_generation: bool = False
     ebs: _Ebs | None
@@ -134,12 +189,12 @@ class _Instance(_Strict):
 
 class _Local(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
-    capacity_gib: float = Field(gt=0)
-    read_iops: float = Field(gt=0)
-    write_iops: float = Field(gt=0)
-    block_kib: int = Field(gt=0)
-    seq_read_mibps: float = Field(gt=0)
-    seq_write_mibps: float = Field(gt=0)
+    capacity_gib: float = Field(gt=0, le=MAX_GIB)
+    read_iops: Iops
+    write_iops: Iops
+    block_kib: int = Field(gt=0, le=1024 * 1024)
+    seq_read_mibps: Mibps
+    seq_write_mibps: Mibps
     latency_profile: str
     sources: dict[str, str] = {}
     notes: list[str] = []
@@ -147,10 +202,10 @@ class _Local(_Strict):
 
 class _File(BaseModel):
     # Unknown top-level keys (e.g. a calibration's raw measurements) are allowed and ignored.
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False)
     schema_version: int
-    catalog_version: str | None = None
-    region: str | None = None
+    catalog_version: str | None = Field(default=None, max_length=200)
+    region: str | None = Field(default=None, max_length=200)
     currency: str | None = None
     sources: dict[str, str] = {}
     volume_types: list[dict[str, Any]] = []
@@ -237,6 +292,15 @@ def _merge(base: Catalog | None, origin: str, f: _File) -> Catalog:
     instances = dict(base.instance_types) if base else {}
     profiles = dict(base.latency_profiles) if base else {}
     locals_ = dict(base.local_devices) if base else {}
+    for kind, rows, have in (("instance types", f.instance_types, instances),
+                             ("volume types", f.volume_types, volumes),
+                             ("latency profiles", f.latency_profiles, profiles),
+                             ("local devices", f.local_devices, locals_)):
+        names = {r["name"] for r in rows if isinstance(r, dict)
+                 and isinstance(r.get("name"), str)} | set(have)
+        if len(rows) > MAX_ENTRIES[kind] or len(names) > MAX_ENTRIES[kind]:
+            raise CatalogError(f"{origin}: {max(len(rows), len(names)):,} {kind}, over the "
+                               f"limit of {MAX_ENTRIES[kind]:,} (a sizing searches them all)")
     for p in _entries(origin, "latency profile", f.latency_profiles, _Profile):
         profiles[p.name] = _to_profile(p)
     for v in _entries(origin, "volume type", f.volume_types, _Volume):

@@ -17,11 +17,16 @@ EBS_DEVICES = ("gp2", "gp3", "io1", "io2", "st1", "sc1", "standard")
 DEFAULT_CHUNK_KIB = 512
 LOCALHOST = "localhost"
 
-_COUNT_RE = re.compile(r"^(\d+)x(.+)$")
-_SIZE_RE = re.compile(r"^(\d+)(GiB|TiB)$", re.IGNORECASE)
-_IOPS_RE = re.compile(r"^(\d+)iops$", re.IGNORECASE)
-_MBPS_RE = re.compile(r"^(\d+)mbps$", re.IGNORECASE)
-_CHUNK_RE = re.compile(r"^chunk(\d+)(KiB|MiB)$", re.IGNORECASE)
+MAX_SPEC_LENGTH = 200  # characters; the longest real spec is about 50
+MAX_DIGITS = 9  # a number in a spec: sizes, IOPS, MiB/s and chunks are all below 10**9
+MAX_CHUNK_KIB = 1024 * 1024  # 1 GiB: an I/O is at most 1 GiB (--bs), so a larger chunk splits none
+
+# ASCII only: Python's \d also matches fullwidth and other scripts' digits, which int() accepts.
+_COUNT_RE = re.compile(r"^([0-9]+)x(.+)$", re.ASCII)
+_SIZE_RE = re.compile(r"^([0-9]+)(GiB|TiB)$", re.IGNORECASE | re.ASCII)
+_IOPS_RE = re.compile(r"^([0-9]+)iops$", re.IGNORECASE | re.ASCII)
+_MBPS_RE = re.compile(r"^([0-9]+)mbps$", re.IGNORECASE | re.ASCII)
+_CHUNK_RE = re.compile(r"^chunk([0-9]+)(KiB|MiB)$", re.IGNORECASE | re.ASCII)
 _INSTANCE_RE = re.compile(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$|^localhost$")
 _LOCAL_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -76,7 +81,7 @@ def _device_token(spec: str, tokens: list[str], i: int) -> tuple[int, str, int]:
     token = tokens[i]
     count = 1
     if match := _COUNT_RE.match(token):
-        count, token = int(match.group(1)), match.group(2)
+        count, token = _whole(spec, i + 1, tokens[i], match.group(1)), match.group(2)
         if count < 1 or count > 64:
             raise _bad(spec, i + 1, tokens[i], "device count must be between 1 and 64")
     low = token.lower()
@@ -95,6 +100,13 @@ def parse_spec(spec: str) -> LayoutSpec:
     text = spec.strip()
     if not text:
         raise InvalidLayout("layout spec is empty: write e.g. m5d.large:gp2:385GiB")
+    if len(text) > MAX_SPEC_LENGTH:
+        raise InvalidLayout(f"layout {text[:40]!r}...: too long for a layout spec "
+                            f"({len(text):,} characters, at most {MAX_SPEC_LENGTH})")
+    if not text.isascii():
+        at = next(i for i, ch in enumerate(text) if not ch.isascii())
+        raise InvalidLayout(f"layout {text[:60]!r}: character {at + 1} {text[at]!r} is not "
+                            "ASCII (specs use ASCII letters, digits, ':' and '.')")
     tokens = text.split(":")
     if any(not t for t in tokens):
         raise InvalidLayout(f"layout {spec!r}: empty token (two ':' in a row or a trailing ':')")
@@ -136,18 +148,30 @@ def parse_spec(spec: str) -> LayoutSpec:
                       iops=iops, throughput_mibps=mibps, chunk_kib=chunk)
 
 
+def _whole(spec: str, position: int, token: str, digits: str) -> int:
+    """The number in a token, refused before conversion when it has too many digits."""
+    if len(digits.lstrip("0")) > MAX_DIGITS:
+        raise _bad(spec, position, token, f"number too large ({len(digits)} digits, at most "
+                   f"{MAX_DIGITS})")
+    return int(digits)
+
+
 def _value_token(spec: str, position: int, token: str, device: str) -> tuple[str, int]:
     if m := _SIZE_RE.match(token):
         factor = 1024 if m.group(2).lower() == "tib" else 1
-        return "size", int(m.group(1)) * factor
+        return "size", _whole(spec, position, token, m.group(1)) * factor
     if m := _IOPS_RE.match(token):
-        return "iops", int(m.group(1))
+        return "iops", _whole(spec, position, token, m.group(1))
     if m := _MBPS_RE.match(token):
-        return "throughput", int(m.group(1))
+        return "throughput", _whole(spec, position, token, m.group(1))
     if m := _CHUNK_RE.match(token):
-        kib = int(m.group(1)) * (1024 if m.group(2).lower() == "mib" else 1)
+        kib = _whole(spec, position, token, m.group(1)) * (
+            1024 if m.group(2).lower() == "mib" else 1)
         if kib < 4 or kib & (kib - 1):
             raise _bad(spec, position, token, "chunk size must be a power of two of at least 4KiB")
+        if kib > MAX_CHUNK_KIB:
+            raise _bad(spec, position, token, "chunk size at most 1GiB (1024MiB): an I/O is at "
+                       "most 1 GiB, so a larger chunk splits none")
         return "chunk", kib
     low = token.lower()
     if low in EBS_DEVICES or low == "store" or _COUNT_RE.match(low):

@@ -24,12 +24,42 @@ RAMP_KEYS = ("iodepth", "threads", "rate", "tps", "x")
 AUTO_DES_BUDGET = 30_000_000
 ProgressFn = Callable[[int, float], None]  # (level index, fraction done)
 
+# The work one request may ask for, estimated before any is done and counted in simulated I/Os
+# (the event simulation's unit of work: about 1 M a second on one core). Every caller is bound by
+# MAX_IO_BUDGET (the CLI: about a quarter of an hour); the API sets a smaller one. An analytic
+# level is charged the I/Os the event simulation runs in the time it takes (bench/: a raw pattern
+# about 0.02 s, a MySQL level about 0.2 s; a MySQL closed-loop level solves about 15 MySQL levels
+# to find the rate its threads sustain).
+MAX_IO_BUDGET = 1e9
+ANALYTIC_PATTERN_IOS = 20_000
+ANALYTIC_MYSQL_IOS = 200_000
+THREADS_LEVEL_IOS = 40 * ANALYTIC_MYSQL_IOS
 
-def over_budget(estimate: float, budget: float) -> InvalidInput:
-    """The refusal of a request that would simulate more I/Os than `budget` allows."""
-    return InvalidInput(f"this request would simulate about {estimate:,.0f} I/Os, over the "
-                        f"limit of {budget:,.0f}: shorten --duration, use fewer ramp levels or "
-                        "engine=analytic")
+
+def over_budget(estimate: float, budget: float, *, field: str = "duration",
+                value: object = None) -> InvalidInput:
+    """The refusal of a request that would cost more than `budget` simulated I/Os, naming the
+    option that sets the cost (the duration by default, else the ramp or the open-loop rate)."""
+    from advisor.options import FieldError
+
+    return FieldError(field, value, f"this request's work is about {estimate:,.0f} simulated "
+                      f"I/Os, over the limit of {budget:,.0f}: shorten the duration, use fewer "
+                      "or lower load levels, or the analytic engine")
+
+
+def check_budget(estimate: float, budget: float | None, *, duration_s: float,
+                 ramp: "Ramp | str | None" = None, rate: float | None = None) -> None:
+    """Raise `over_budget` when `estimate` exceeds `budget` (None: MAX_IO_BUDGET); the field
+    named is the ramp when there is one, else the open-loop rate, else the duration."""
+    limit = MAX_IO_BUDGET if budget is None else min(budget, MAX_IO_BUDGET)
+    if not estimate <= limit:  # NaN counts as over
+        if ramp is not None:
+            text = ramp if isinstance(ramp, str) else \
+                f"{ramp.key}={','.join(f'{v:g}' for v in ramp.values)}"
+            raise over_budget(estimate, limit, field="ramp", value=text)
+        if rate:
+            raise over_budget(estimate, limit, field="rate_iops", value=rate)
+        raise over_budget(estimate, limit, field="duration", value=duration_s)
 
 
 def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rate")) -> Ramp:
@@ -85,12 +115,22 @@ def _estimate_ios(plan: SimPlan, pattern: IoPattern, duration_s: float) -> float
     return saturation_iops(plan, pattern) * duration_s
 
 
+def level_engines(estimates: list[float], engine: Engine) -> list[str]:
+    """The engine each level runs on: engine=auto simulates events while a level's share of
+    AUTO_DES_BUDGET allows, else answers analytically."""
+    if engine != "auto":
+        return [engine] * len(estimates)
+    share = AUTO_DES_BUDGET / max(1, len(estimates))
+    return ["des" if e <= share else "analytic" for e in estimates]
+
+
 def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
                      ramp: Ramp | None = None, duration_s: float = 60.0,
                      engine: Engine = "auto", seed: int = 1, warmup_s: float = 0.0,
                      progress: ProgressFn | None = None,
                      io_budget: float | None = None) -> PatternResult:
-    """Simulate a raw I/O pattern on a layout at one or more load levels."""
+    """Simulate a raw I/O pattern on a layout at one or more load levels; a request whose work
+    estimate is over `io_budget` simulated I/Os (None: MAX_IO_BUDGET) is refused first."""
     if duration_s <= 0 or duration_s > 7 * 86400:
         raise InvalidInput(f"--duration {duration_s:g}: must be between 0 and 604800 s (7 days)")
     if not 0 <= warmup_s < duration_s:
@@ -101,13 +141,12 @@ def simulate_pattern(layout: Layout, catalog: Catalog, pattern: IoPattern, *,
     plan = compile_plan(layout, catalog)
     levels = pattern_levels(pattern, ramp)
     estimates = [_estimate_ios(plan, p, duration_s) for p, _ in levels]
-    if io_budget is not None and engine != "analytic" and sum(estimates) > io_budget:
-        raise over_budget(sum(estimates), io_budget)
+    engines = level_engines(estimates, engine)
+    cost = sum(e if use == "des" else ANALYTIC_PATTERN_IOS
+               for e, use in zip(estimates, engines, strict=True))
+    check_budget(cost, io_budget, duration_s=duration_s, ramp=ramp, rate=pattern.open_rate)
     results: list[Level] = []
-    for i, ((pat, load), estimate) in enumerate(zip(levels, estimates, strict=True)):
-        use = engine
-        if engine == "auto":
-            use = "des" if estimate <= AUTO_DES_BUDGET / max(1, len(levels)) else "analytic"
+    for i, ((pat, load), use) in enumerate(zip(levels, engines, strict=True)):
         if use == "des":
             def tick(frac: float, i: int = i) -> None:
                 if progress is not None:

@@ -1,6 +1,8 @@
 """Schemathesis against the app's own OpenAPI schema: generated requests, valid and invalid,
 never get a 5xx, and every answer matches the documented status codes, types and schemas."""
 
+from typing import Any
+
 import pytest
 import schemathesis
 from fastapi import FastAPI
@@ -20,8 +22,24 @@ from api.app import create_app
 from api.service import Settings
 
 MAX_EXAMPLES = 25
+MAX_DETAIL = 500  # characters of a refusal's one line
+
+
+def one_line_refusal(ctx: object, response: Any, case: Any) -> bool | None:
+    """A 4xx says what is wrong in one short line (`detail`), never a traceback or the input
+    echoed back whole."""
+    if not 400 <= response.status_code < 500:
+        return None
+    detail = response.json().get("detail")
+    assert isinstance(detail, str), f"detail is not one line of text: {detail!r:.200}"
+    assert "\n" not in detail, detail[:MAX_DETAIL]
+    assert "Traceback" not in detail, detail[:MAX_DETAIL]
+    assert len(detail) <= MAX_DETAIL, f"{len(detail)} characters: {detail[:100]}..."
+    return True
+
+
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_schema_conformance, negative_data_rejection]
+          response_schema_conformance, negative_data_rejection, one_line_refusal]
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +96,66 @@ def test_no_generated_request_gets_a_server_error(api_schema: schemathesis.BaseS
         case.call_and_validate(checks=CHECKS)
 
     check()
+
+
+GP2 = "m5d.large:gp2:385GiB"
+THREADS_64 = "threads=" + ",".join(str(i) for i in range(1, 65))
+NINES_400 = "9" * 400
+HOSTILE_BODIES = {
+    "ramp rate=nan": (f'{{"spec":"{GP2}","ramp":"rate=nan","duration":10,"engine":"des"}}',
+                      "ramp 'rate=nan': values must be finite numbers"),
+    "NaN rate": (f'{{"spec":"{GP2}","rate_iops":NaN}}', "rate_iops"),
+    "Infinity rate": (f'{{"spec":"{GP2}","rate_iops":Infinity}}', "rate_iops"),
+    "rate 1e15": (f'{{"spec":"{GP2}","rate_iops":1e15}}', "rate_iops 1000000000000000: at most"),
+    "open loop over the budget": (f'{{"spec":"{GP2}","rate_iops":1e9,"engine":"des"}}',
+                                  "over the limit of 2,000,000"),
+    "400-digit duration": (f'{{"spec":"{GP2}","duration":{NINES_400}}}', "duration"),
+    "400-digit seed": (f'{{"spec":"{GP2}","seed":{NINES_400}}}',
+                       "seed a 400-digit number: at most"),
+    "5000-digit iodepth": (f'{{"spec":"{GP2}","iodepth":{"9" * 5000}}}', ""),
+    "non-ASCII spec": ('{"spec":"m5d.large:gp2:\\uff13\\uff18\\uff15GiB"}', "is not ASCII"),
+    "5000-character spec": (f'{{"spec":"m5d.large:gp2:{"9" * 5000}GiB"}}', "too long"),
+    "slice 1e-6": ('{"spec":"i3.large:store","workload":"aerospike","slice":1e-6}',
+                   "slice 1e-06: at least duration / 1,000"),
+    "64-level threads ramp": (
+        f'{{"spec":"r5.large:gp3:500GiB","workload":"mysql","ramp":"{THREADS_64}"}}',
+        "over the limit of 2,000,000"),
+    "deep nesting": ('{"spec":' + "[" * 20_000 + "]" * 20_000 + "}", ""),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_BODIES))
+def test_a_hostile_simulate_body_is_a_one_line_422(fuzzed_app: FastAPI, name: str) -> None:
+    """Issue 16's hostile bodies: 422 with one line naming the field, at once, nothing run."""
+    import time
+
+    from fastapi.testclient import TestClient
+
+    body, words = HOSTILE_BODIES[name]
+    started = time.perf_counter()
+    with TestClient(fuzzed_app, raise_server_exceptions=False) as client:
+        response = client.post("/v1/simulate", content=body,
+                               headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text[:300]
+    detail = response.json()["detail"]
+    assert isinstance(detail, str)
+    assert "\n" not in detail
+    assert len(detail) <= MAX_DETAIL
+    assert words in detail
+    assert time.perf_counter() - started < 5
+
+
+@pytest.mark.parametrize(("spec", "words"), [
+    ("m5d.large:gp2:" + "9" * 5000 + "GiB", "too long for a layout spec"),
+    ("m5.large:io1:100GiB:" + "9" * 50 + "iops", "number too large"),
+    ("m5d.large:gp2:\uff13\uff18\uff15GiB", "is not ASCII"),
+    ("m5.large:raid0:2xgp2:100GiB:chunk1048576MiB", "chunk size at most 1GiB"),
+])
+def test_a_hostile_layout_spec_is_a_one_line_422(fuzzed_app: FastAPI, spec: str,
+                                                 words: str) -> None:
+    from fastapi.testclient import TestClient
+
+    with TestClient(fuzzed_app, raise_server_exceptions=False) as client:
+        response = client.get(f"/v1/layouts/{spec}")
+    assert response.status_code == 422, response.text[:300]
+    assert words in response.json()["detail"]

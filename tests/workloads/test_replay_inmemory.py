@@ -184,10 +184,10 @@ def test_a_replica_that_is_not_replicating_is_refused() -> None:
     [
         ({"ramp": ()}, "--ramp must list thread counts"),
         ({"ramp": (0, 2)}, "--ramp must list thread counts"),
-        ({"reads_per_write": -1.0}, "--reads -1.0 must be >= 0"),
-        ({"duration_s": 0.0}, "--duration 0.0 must be > 0"),
-        ({"rows": 0}, "--rows 0 must be >= 1"),
-        ({"rates_tps": (0.0,)}, "--rate values must be > 0"),
+        ({"reads_per_write": -1.0}, "--reads -1 must be between 0 and 10,000"),
+        ({"duration_s": 0.0}, "--duration 0 must be above 0 and at most 86,400 s"),
+        ({"rows": 0}, "--rows 0 must be from 1 to 100,000,000"),
+        ({"rates_tps": (0.0,)}, "--rate values must be above 0 and at most 1,000,000"),
         ({"ramp": (1, 2), "rates_tps": (10.0, 20.0, 30.0)}, "--ramp has 2 values and --rate 3"),
     ],
 )

@@ -105,7 +105,7 @@ def test_cli_replay_json_and_out_file(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (("--ramp", "1,x"), "error: --ramp '1,x' is not a comma-separated list of numbers"),
-        (("--reads", "-1"), "error: --reads -1.0 must be >= 0"),
+        (("--reads", "-1"), "error: --reads -1 must be between 0 and 10,000"),
         (("--io-profile-out", "p.json"), "error: --io-profile-out needs a MySQL/MariaDB --master"),
         (("--replica", "mysql://a:b@h/d"), "error: --replica needs --master"),
         (("--master", "postgresql://u:s3cret@h/db"), "error: database 'postgresql://u:***@h/db'"),

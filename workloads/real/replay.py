@@ -134,13 +134,17 @@ class _Arrivals:
             return intended
 
     def unserved(self, since: float) -> int:
-        """Arrivals due before the end that no client started (the backlog at saturation)."""
+        """Arrivals due before the end that no client started (the backlog at saturation).
+
+        Drawn, not enumerated (a backlog of 10**9 arrivals would take minutes): after the next
+        arrival the process is Poisson, so the count in what remains is a Poisson draw."""
         with self._lock:
-            count, t = 0, self._next
-            while t < self._end:
-                count += t >= since
-                t += float(self._rng.exponential(self._mean_gap))
-            return count
+            first = self._next
+            if first >= self._end:
+                return 0
+            start = max(first, since)
+            mean = (self._end - start) / self._mean_gap
+            return int(first >= since) + int(self._rng.poisson(mean))
 
 
 @dataclass(kw_only=True)

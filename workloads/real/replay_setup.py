@@ -10,6 +10,12 @@ from workloads.real.db import Database
 from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
 
 Phase = Literal["prepare", "warmup", "measure", "done", "failed"]
+MAX_THREADS = 1024  # client threads (one connection each)
+MAX_STEPS = 64
+MAX_RATE_TPS = 1_000_000
+MAX_STEP_S = 86_400
+MAX_REPLAY_S = 7 * 86_400
+MAX_ROWS = 100_000_000  # ten times sysbench's largest common table
 SQLITE_NOTE = "embedded SQLite: master and replica are the same file"
 
 
@@ -31,14 +37,27 @@ class ReplayConfig:
     catchup_timeout_s: float = 60.0
 
     def validate(self) -> None:
+        # Bounds keep a replay's work finite and known before it starts: a real database
+        # replayed for at most a day a step and MAX_REPLAY_S in all, at rates and thread counts
+        # a client machine can drive.
+        steps = max(len(self.ramp), len(self.rates_tps))
         checks = (
-            (self.reads_per_write >= 0, f"--reads {self.reads_per_write} must be >= 0"),
-            (bool(self.ramp) and min(self.ramp) >= 1,
-             "--ramp must list thread counts >= 1, like 1,2,4,8"),
-            (all(r > 0 for r in self.rates_tps), "--rate values must be > 0"),
-            (self.duration_s > 0, f"--duration {self.duration_s} must be > 0"),
-            (self.warmup_s >= 0, f"--warmup {self.warmup_s} must be >= 0"),
-            (self.rows >= 1, f"--rows {self.rows} must be >= 1"),
+            (0 <= self.reads_per_write <= 10_000,
+             f"--reads {self.reads_per_write:g} must be between 0 and 10,000"),
+            (bool(self.ramp) and min(self.ramp) >= 1 and max(self.ramp) <= MAX_THREADS,
+             f"--ramp must list thread counts from 1 to {MAX_THREADS:,}, like 1,2,4,8"),
+            (steps <= MAX_STEPS, f"--ramp/--rate: at most {MAX_STEPS} steps"),
+            (all(0 < r <= MAX_RATE_TPS for r in self.rates_tps),
+             f"--rate values must be above 0 and at most {MAX_RATE_TPS:,} transactions/s"),
+            (0 < self.duration_s <= MAX_STEP_S,
+             f"--duration {self.duration_s:g} must be above 0 and at most {MAX_STEP_S:,} s"),
+            (0 <= self.warmup_s <= MAX_STEP_S,
+             f"--warmup {self.warmup_s:g} must be between 0 and {MAX_STEP_S:,} s"),
+            (steps * (self.duration_s + self.warmup_s) <= MAX_REPLAY_S,
+             f"this replay would run {steps * (self.duration_s + self.warmup_s):,.0f} s, over "
+             f"the limit of {MAX_REPLAY_S:,} s (7 days): shorten --duration or use fewer steps"),
+            (1 <= self.rows <= MAX_ROWS, f"--rows {self.rows} must be from 1 to {MAX_ROWS:,}"),
+            (0 <= self.seed < 2**63, f"--seed {self.seed} must be from 0 to 2**63 - 1"),
             (0 <= self.range_fraction <= 1, "range_fraction must be within 0..1"),
             (self.range_rows >= 1, "range_rows must be >= 1"),
         )

@@ -1,0 +1,112 @@
+"""Issue 16's hostile inputs, one by one: each is refused before any work starts, with exit 2 and
+one line naming the field and the bound (the API answers 422 with the same words: api tests)."""
+
+import re
+import time
+
+import pytest
+
+from advisor.cli.main import main
+from advisor.errors import InvalidInput
+from workloads.real.replay_setup import ReplayConfig
+
+GP2 = "m5d.large:gp2:385GiB"
+THREADS_64 = "threads=" + ",".join(str(i) for i in range(1, 65))
+
+
+@pytest.mark.parametrize(("argv", "line"), [
+    # every number finite and within its range
+    (["simulate", GP2, "--rate-iops", "nan"], "--rate-iops nan: must be a finite number"),
+    (["simulate", GP2, "--rate-iops", "1e15"], "--rate-iops 1000000000000000: at most"),
+    (["simulate", GP2, "--ramp", "rate=nan"], "--ramp 'rate=nan': values must be finite"),
+    (["simulate", GP2, "--ramp", "rate=1e15"], "rate 1000000000000000: at most 1,000,000,000"),
+    (["simulate", GP2, "--ramp", ""], "--ramp '': write iodepth=1,2,4"),
+    (["simulate", GP2, "--seed", "-1"], "--seed -1: must be 0 or more"),
+    (["size", "--seed", "-1"], "--seed -1: must be 0 or more"),
+    (["simulate", GP2, "--iodepth", "9" * 400], "--iodepth a 400-digit number: at most 4,096"),
+    (["simulate", GP2, "--bs", "1000000t"], "--bs '1000000t': at most 1 GiB a block"),
+    (["simulate", GP2, "--bs", "9" * 400 + "k"], "--bs '99999"),
+    (["simulate", GP2, "--file-test-mode", "rndwr", "--file-fsync-freq", "-1"],
+     "--file-fsync-freq -1: must be 0 or more"),
+    (["size", "--p99-ms", "1e-300"], "--p99-ms 1e-300: must be at least 0.01"),
+    # layout specs: ASCII, short numbers, a chunk no I/O exceeds
+    (["layout", "m5d.large:gp2:" + "9" * 5000 + "GiB"], "too long for a layout spec"),
+    (["layout", "m5.large:io1:100GiB:" + "9" * 50 + "iops"], "number too large (50 digits"),
+    (["layout", "m5d.large:gp2:３８５GiB"], "character 15 '３' is not ASCII"),
+    (["layout", "m5d.large:gp2:٣٨٥GiB"], "is not ASCII"),
+    (["layout", "m5.large:raid0:2xgp2:100GiB:chunk1048576MiB"], "chunk size at most 1GiB"),
+    # Aerospike slices: positive, and few enough to hold
+    (["simulate", "i3.large:store", "--workload", "aerospike", "--slice", "0"],
+     "--slice 0: must be positive"),
+    (["simulate", "i3.large:store", "--workload", "aerospike", "--slice", "-1"],
+     "--slice -1: must be positive"),
+    (["simulate", "i3.large:store", "--workload", "aerospike", "--slice", "0.002"],
+     "--slice 0.002: at least duration / 1,000 (0.06 s)"),
+    (["simulate", "i3.large:store", "--workload", "aerospike", "--slice", "1e-6"],
+     "--slice 1e-06: at least duration / 1,000"),
+    # bounded work: refused by the estimate, before any is done
+    (["simulate", GP2, "--rate-iops", "1e9", "--engine", "des"],
+     "--rate-iops 1000000000: this request's work is about 60,000,000,000 simulated I/Os, "
+     "over the limit of 1,000,000,000"),
+    (["simulate", GP2, "--ramp", "rate=1e8,1e9", "--engine", "des"],
+     "--ramp 'rate=1e+08,1e+09': this request's work is about 66,000,000,000"),
+    (["simulate", "r5.large:gp3:500GiB", "--workload", "mysql", "--tps", "1e9", "--engine",
+      "des"], "--duration 60: this request's work is about"),
+])
+def test_a_hostile_input_is_one_line_and_exit_2(argv: list[str], line: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    started = time.perf_counter()
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1, err
+    assert err.startswith("error: "), err
+    assert line in err
+    assert time.perf_counter() - started < 10  # refused up front (generous: a loaded CI box)
+
+
+def test_a_64_level_threads_ramp_is_refused_before_its_rates_are_searched() -> None:
+    """The work estimate charges each closed-loop level its rate search without running it: the
+    API's budget refuses a 64-level threads ramp at once (it took 22 s before its 422)."""
+    from advisor.userfiles import load_catalog
+    from workloads.simulate import run_simulate
+    from workloads.simulate_request import simulate_request
+
+    req = simulate_request({"spec": "r5.large:gp3:500GiB", "workload": "mysql",
+                            "ramp": THREADS_64})
+    started = time.perf_counter()
+    with pytest.raises(InvalidInput, match=r"^ramp 'threads=1,2,3.*over the limit of "
+                                           r"20,000,000"):
+        run_simulate(req, load_catalog(use_env=False), io_budget=20_000_000)
+    assert time.perf_counter() - started < 2
+
+
+@pytest.mark.parametrize(("config", "problem"), [
+    (ReplayConfig(rates_tps=(1e12,)), "--rate values must be above 0 and at most 1,000,000"),
+    (ReplayConfig(rates_tps=(float("inf"),)), "--rate values must be above 0"),
+    (ReplayConfig(duration_s=1e12), "--duration 1e+12 must be above 0 and at most 86,400 s"),
+    (ReplayConfig(duration_s=float("nan")), "--duration nan must be above 0"),
+    (ReplayConfig(warmup_s=float("inf")), "--warmup inf must be between 0 and 86,400 s"),
+    (ReplayConfig(reads_per_write=float("inf")), "--reads inf must be between 0 and 10,000"),
+    (ReplayConfig(ramp=(100_000,)), "thread counts from 1 to 1,024"),
+    (ReplayConfig(ramp=tuple(range(1, 66))), "at most 64 steps"),
+    (ReplayConfig(ramp=(1,) * 8, duration_s=86_400), "over the limit of 604,800 s (7 days)"),
+    (ReplayConfig(rows=10**10), "--rows 10000000000 must be from 1 to 100,000,000"),
+    (ReplayConfig(seed=-1), "--seed -1 must be from 0 to 2**63 - 1"),
+])
+def test_a_replay_is_bounded_before_it_starts(config: ReplayConfig, problem: str) -> None:
+    with pytest.raises(InvalidInput, match=re.escape(problem)):
+        config.validate()
+
+
+def test_the_backlog_of_an_open_loop_is_drawn_not_counted() -> None:
+    """A million arrivals/s left unserved for a day is a Poisson draw, not 8.6e10 steps."""
+    import numpy as np
+
+    from workloads.real.replay import _Arrivals
+
+    arrivals = _Arrivals(1e6, 0.0, 86_400.0, np.random.default_rng(1))
+    started = time.perf_counter()
+    backlog = arrivals.unserved(0.0)
+    assert time.perf_counter() - started < 0.1
+    assert abs(backlog - 8.64e10) < 6 * (8.64e10 ** 0.5)  # within 6 sigma of rate x time
