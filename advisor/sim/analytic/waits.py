@@ -8,18 +8,28 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
 
 1. Were every I/O a Poisson arrival, V would be the M/G/1 workload, computed exactly (Benes'
    series on a lattice, `_mg1_survival`).
-2. A transaction's I/Os come in a cluster, one after another, about a service time apart. The
-   clusters' effect is taken from large deviations: -log P(V > x) ~ inf_t sup_g [g (x + t) -
-   log E exp(g A(t))], with log E exp(g A(t)) of the Poisson clusters from Campbell's theorem
-   (the count of a cluster's I/Os inside a window of length t, `_cluster_counts`); P(V > x) of
-   step 1 is multiplied by exp(I_poisson(x) - I_clustered(x)), unless step 1's value is the
-   lattice's round-off (EXACT_FLOOR), where P(V > 0) exp(-I_clustered(x)) stands.
-3. Waits of one request are correlated while the unfinished work lasts: the relaxation time of
-   reflected Brownian motion with the same drift and variance rate, v / (1 - rho)^2; a sum of k
-   waits keeps its mean and gets the variance of k waits correlated r^m at lag m
-   (`correlated_sum`). The reads' waits are correlated so; the commits' (after the CPU step)
-   are taken as independent (correlating them too measured worse: 96 instead of 103 of the 162
-   loads within 10 %).
+2. P(V > tau): a transaction's I/Os come in a cluster, one after another, about a service time
+   apart. Their effect on the chance to wait at all is taken from large deviations: -log P(V >
+   x) ~ inf_t sup_g [g (x + t) - log E exp(g A(t))], with log E exp(g A(t)) of the Poisson
+   clusters from Campbell's theorem (`_cluster_counts`); P(V > tau) of step 1 is multiplied by
+   exp(I_poisson(tau) - I_clustered(tau)) (or, where step 1's value is the lattice's round-off,
+   EXACT_FLOOR, P(V > 0) exp(-I_clustered(tau)) stands).
+3. Above tau the limit is congested, and there a cluster no longer arrives open-loop: a request
+   whose I/O waits issues its next one only after it passed (a queue with feedback through a
+   delay, as in a Jackson/BCMP network). Its remaining work is then an M/G/1 workload of whole
+   requests, m times the queue's (`_congested`); the wait's shape above tau is the exact M/G/1
+   tail with the requests' I/Os merged into fewer, larger jobs of the same second-moment rate.
+   (Step 2's open-loop clusters over all levels overstated the tail: a gp3 IOPS limit at 85 %
+   waited 0.94 ms on average in the old model, 0.50-0.56 ms in the event simulation.)
+4. A request's successive waits (`regressed_sum`, `Chain`): the first sees the time average
+   (Poisson arrivals); while the limit stays congested, the next I/O finds the queue it left,
+   its own work still in it, drained at (1 - rho) / m: w' = max(0, carry w + own - (1 -
+   carry) d), d the delay between the request's I/Os (carry = 1 - (1 - rho) / m; measured in
+   the event simulation on a gp3 volume at 85 %: next wait ~0.89 x the last + 0.28 ms, this
+   gives 0.91 x + 0.28 ms). Once the chain's wait is 0, each next I/O waits afresh (an
+   independent draw) with the chance that the queue forgot its state in d, 1 - exp(-d /
+   relaxation time), the relaxation time v / (1 - rho)^2 of reflected Brownian motion. Reads,
+   writes and commits of one request are one chain.
 
 Group commit (`advisor.sim.kernel._group_commit`): one log write + flush F at a time; a commit
 arriving while one is in progress waits for its residual (F's equilibrium distribution) and then
@@ -28,9 +38,9 @@ commit arrived during it (q = 1 - E[exp(-lambda F)]), so busy periods last E[F] 
 log is busy pi = B / (B + 1 / lambda) of the time, the chance a commit finds it so (PASTA).
 
 Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic_grid.py). Known
-limits: step 2 treats clusters as open-loop input, while a transaction whose I/O waits issues
-its next one later (a closed loop that regulates itself), so long clusters (sysbench shapes) and
-loads near the knee come out high; RAID 0 near the knee comes out low.
+limits: RAID 0 comes out low near the knee: a sequential log stream stays on one member for a
+whole chunk (512 KiB: 128 4-KiB log writes), so the members' loads alternate over tenths of a
+second, which this model (every I/O on a member at random) does not see.
 """
 
 import math
@@ -84,6 +94,11 @@ class LimitWait:
     # of reflected Brownian motion with drift -(1 - rho) and variance rate v.
     corr_s: float = 0.0
     dist: Dist | None = None  # the wait's distribution (else: p and an exponential)
+    # While the limit is congested, the fraction of a request's wait its next I/O waits again
+    # (the queue drains at (1 - rho) / m of its rate, `_congested`), and the request's own
+    # work there per device I/O (the chance it reaches this instance x its work, seconds).
+    carry: float = 0.0
+    own_s: float = 0.0
 
 
 def _hit(plan: SimPlan, l: int, part: IoPart) -> tuple[float, float]:
@@ -186,6 +201,37 @@ class _Work:
         return out
 
 
+def _congested(singles: list[tuple[float, float]],
+               clusters: list[tuple[_Cluster, float, float, float]],
+               rho: float) -> tuple[float, float]:
+    """(m, z): while a limit is congested, a request's next I/O joins its queue only once the
+    last one has passed (feedback through a delay, as in a Jackson/BCMP network), so its
+    remaining work U (an M/G/1 workload whose jobs are whole requests, second-moment rate X)
+    is m times the queue's V, m = (1 + X / Y) / 2 (a queued I/O's request has on average half
+    its I/Os still to come; Y = the same I/Os one by one). V = U / m is then a reflected
+    Brownian motion with drift -(1 - rho) / m and variance rate X / m^2: an M/G/1 tail whose
+    second-moment rate is z = 2 X Y / (X + Y), between Y (single I/Os, Poisson) and 2 Y
+    (exponential-like: long requests, as in a Jackson network)."""
+    y = sum(r * w * w for r, w in singles)
+    x = y
+    for cl, h, a, a2 in clusters:
+        k1 = sum(k * p for k, p in cl.pmf)
+        k2 = sum(k * (k - 1) * p for k, p in cl.pmf)
+        y += cl.rate * k1 * h * a2
+        x += cl.rate * (k1 * h * a2 + k2 * h * h * a * a)
+    if y <= 0:
+        return 1.0, 0.0
+    return (1 + x / y) / 2, 2 * x * y / (x + y)
+
+
+def _own_work(clusters: list[tuple[_Cluster, float, float, float]]) -> float:
+    """A request's own work at the limit per device I/O (seconds, averaged over classes)."""
+    n = sum(cl.rate * pmf_mean(cl.pmf) for cl, _, _, _ in clusters)
+    if n <= 0:
+        return 0.0
+    return sum(cl.rate * pmf_mean(cl.pmf) * h * a for cl, h, a, _ in clusters) / n
+
+
 def _mg1_survival(jobs: list[tuple[float, float]],
                   levels: NDArray[np.float64]) -> NDArray[np.float64]:
     """P(V > level) for the unfinished work V of an M/G/1 queue fed by Poisson streams of
@@ -252,8 +298,9 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
             hw = [(_hit(plan, l, io), io.rate / n) for io in dev]
             h = sum(share * hit for (hit, _), share in hw)
             a = sum(share * hit * work for (hit, work), share in hw) / max(h, 1e-12) / rate
+            a2 = sum(share * hit * work**2 for (hit, work), share in hw) / max(h, 1e-12) / rate**2
             if h > 0 and a > 0:
-                clus.append((cl, h, a))
+                clus.append((cl, h, a, a2))
         if not singles and not clus:
             continue
         bg_rate = sum(r for r, _ in singles)
@@ -267,16 +314,30 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         exact = _mg1_survival(singles + fg_jobs, levels)
         # Clustering (a transaction's I/Os one after another) as the large-deviations ratio
         # of the clustered work to the same I/Os arriving as Poisson.
-        clustered = _Work(singles=singles, bg_rate=bg_rate, clusters=clus).cumulants()
-        poisson = singles + [(cl.rate * pmf_mean(cl.pmf) * h, a) for cl, h, a in clus]
+        clustered = _Work(singles=singles, bg_rate=bg_rate,
+                          clusters=[(cl, h, a) for cl, h, a, _ in clus]).cumulants()
+        poisson = singles + [(cl.rate * pmf_mean(cl.pmf) * h, a) for cl, h, a, _ in clus]
         as_poisson = _Work(singles=poisson, bg_rate=sum(r for r, _ in poisson),
                            clusters=[]).cumulants()
         first = _clustered_tail(exact[:1], rho, _ld_rates(as_poisson, levels[:1]),
                                 _ld_rates(clustered, levels[:1]))
         if min(rho, float(first[0])) < MIN_WAIT_P:
             continue  # its I/Os (almost) never wait
-        tail = _clustered_tail(exact, rho, _ld_rates(as_poisson, levels),
-                               _ld_rates(clustered, levels))
+        # P(V > tau) from the clustered large deviations; above tau, the congested queue's
+        # shape: the exact M/G/1 tail with the requests' I/Os merged into jobs s times larger
+        # (s times rarer: the same rho) so that their second-moment rate is z.
+        m, z = _congested(singles, clus, rho)
+        y_bg = sum(r * w * w for r, w in singles)
+        y_fg = sum(r * w * w for r, w in fg_jobs)
+        s = max(1.0, (z - y_bg) / y_fg) if y_fg > 0 else 1.0
+        eff = exact if s == 1.0 else _mg1_survival(
+            singles + [(r / s, w * s) for r, w in fg_jobs], levels)
+        if eff[0] > EXACT_FLOOR:
+            shape = np.where(eff > EXACT_FLOOR, eff / float(eff[0]), 0.0)
+        else:  # the lattice is round-off here: the large-deviations decay itself
+            i_c = _ld_rates(clustered, levels)
+            shape = np.exp(-(i_c - i_c[0]))
+        tail = min(rho, float(first[0])) * np.minimum(1.0, shape)
         # P(wait > y) = P(V > tau + y), on a grid of y
         surv = np.minimum.accumulate(np.minimum(rho, tail))
         p = float(surv[0])
@@ -288,7 +349,8 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         # relaxation time v / (1 - rho)^2.
         v = 2 * rho * (1 - rho) * theta
         out.append(LimitWait(limit=l, rho=rho, p=p, theta_s=theta, corr_s=v / (1 - rho) ** 2,
-                             dist=dist))
+                             dist=dist, carry=max(0.0, 1 - (1 - rho) / m),
+                             own_s=_own_work(clus)))
     return out
 
 
@@ -379,18 +441,55 @@ def correlated_sum(wait: Dist, k: int, r: float) -> Dist:
     return atom_or(q, gamma(s1 / q, max(s2 / q - (s1 / q) ** 2, 0.0)))
 
 
-def _reads(io: IoPart, wait: Dist, r: float) -> Dist:
-    """A random number of serial device I/Os, each waiting, the waits correlated."""
-    parts = [(p, convolve(io.repeated(k), correlated_sum(wait, k, r))) for k, p in io.pmf]
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """How the waits of one request's successive device I/Os follow each other: while the
+    limit stays congested, w' = max(0, carry w + step) (`regressed_sum`); once a wait is 0, the
+    next I/O waits afresh (an independent draw) with chance `fresh`, else not."""
+
+    carry: float = 0.0
+    step_s: float = 0.0
+    fresh: float = 1.0
+
+
+def regressed_sum(wait: Dist, k: int, chain: Chain) -> Dist:
+    """Sum of the waits of k successive device I/Os of one request, the first one `wait` (a
+    request arrives as Poisson: it sees the time average)."""
+    if k <= 0:
+        return ZERO
+    w = wait.values.copy()
+    total = w.copy()
+    dead = np.zeros(w.size, dtype=np.int64)  # I/Os after the congestion the request met
+    for _ in range(k - 1):
+        w = np.where(w > 0, np.maximum(0.0, chain.carry * w + chain.step_s), 0.0)
+        total += w
+        dead += w <= 0
+    if chain.fresh <= 0 or not dead.any():
+        return Dist(total, wait.weights)
+    wsum = float(wait.weights.sum())
+    fresh = Dist(np.concatenate(([0.0], wait.values)),
+                 np.concatenate(([1 - chain.fresh], chain.fresh * wait.weights / wsum)))
+    parts = []
+    for n0 in np.unique(dead):
+        sel = dead == n0
+        pw = float(wait.weights[sel].sum()) / wsum
+        if pw <= 0:
+            continue
+        if n0 == 0:
+            parts.append((pw, Dist(total[sel], wait.weights[sel])))
+        else:  # these start with waits that die out: their regressed part as its mean
+            shift = float(np.dot(total[sel], wait.weights[sel]) / wait.weights[sel].sum())
+            parts.append((pw, correlated_sum(fresh, int(n0), 0.0).shifted(shift)))
     return parts[0][1] if len(parts) == 1 else mixture(parts)
 
 
-def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, corr_s: float = 0.0) -> Dist:
-    """One class's request time at `x` requests/s, its device I/Os each waiting `wait`."""
-    total = ZERO
+def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWait | None) -> Dist:
+    """One class's request time at `x` requests/s: its I/Os' services (a commit's flush joins
+    its log's group commit) plus the waits of its device I/Os, one regressed chain over the
+    limit whose waits dominate (`top`)."""
+    services = ZERO
+    dev_pmf: Pmf = ((0, 1.0),)
     n_dev = sum(io.rate for io in cls.ios if io.op in DEVICE_OPS)
-    spacing = cls.service.mean / n_dev + wait.mean if n_dev > 0 else 0.0
-    r = math.exp(-spacing / corr_s) if corr_s > 0 and spacing > 0 else 0.0
     commit_rates: dict[int, float] = {}
     commits: dict[int, Dist] = {}
     for io in cls.ios:  # commits of one log share it: one log per commit size
@@ -401,15 +500,27 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, corr_s: float
         if io.rate <= 0:
             continue
         if io.op in (0, 1):
-            total = convolve(total, _reads(io, wait, r))
+            services = convolve(services, io.count_sum())
+            dev_pmf = _add_pmf(dev_pmf, io.pmf)
         elif io.op == 2:
             if io.size_bytes not in commits:  # the same log's commits take the same time
-                commits[io.size_bytes] = group_commit(convolve(io.service, wait),
-                                                      commit_rates[io.size_bytes])
-            total = convolve(total, repeat_pmf(commits[io.size_bytes], io.pmf))
+                commits[io.size_bytes] = group_commit(io.service, commit_rates[io.size_bytes])
+            services = convolve(services, repeat_pmf(commits[io.size_bytes], io.pmf))
+            dev_pmf = _add_pmf(dev_pmf, io.pmf)
         else:
-            total = convolve(total, repeat(io.service, io.rate))
-    return total
+            services = convolve(services, repeat(io.service, io.rate))
+    if top is None or n_dev <= 0:
+        return services
+    # The delay between a request's I/Os: their service and the CPU steps between them. While
+    # the limit is congested, the next I/O finds the queue that was left behind it (its own
+    # work still in it) drained by (1 - carry) per unit of time.
+    spacing = cls.service.mean / n_dev
+    chain = Chain(carry=top.carry, step_s=top.own_s - (1 - top.carry) * spacing,
+                  fresh=1 - math.exp(-(spacing + wait.mean) / top.corr_s) if top.corr_s > 0
+                  else 1.0)
+    parts = [(p, regressed_sum(wait, k, chain)) for k, p in dev_pmf if p > 0]
+    waits = parts[0][1] if len(parts) == 1 else mixture(parts)
+    return convolve(services, waits)
 
 
 def request_latency(plan: SimPlan, mix: Mix, x: float,
@@ -426,11 +537,12 @@ def request_latency(plan: SimPlan, mix: Mix, x: float,
         waits = limit_waits(plan, mix, x, rates, mean_wait)
     wait = io_wait(waits)
     top = max(waits, key=lambda w: w.p * w.theta_s, default=None)
-    corr_s = top.corr_s if top is not None and top.p >= MIN_WAIT_P else 0.0
+    if top is not None and top.p < MIN_WAIT_P:
+        top = None
     by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
     parts = []
     for cls in mix.classes:
-        d = class_latency(mix, cls, x, wait, corr_s).shifted(mix.extra_latency_s)
+        d = class_latency(mix, cls, x, wait, top).shifted(mix.extra_latency_s)
         parts.append((cls.probability, d))
         by_kind[cls.kind].append((cls.probability, d))
     return (mixture(parts), mixture(by_kind[0]) if by_kind[0] else ZERO,
