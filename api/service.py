@@ -77,7 +77,7 @@ def _env_number(name: str, default: float, low: float, high: float, *,
         return default
     text = raw.strip().replace("_", "")
     what = "a whole number" if integer else "a number"
-    example = f"{default:g}" if not integer else str(int(default))
+    example = str(int(default)) if float(default).is_integer() else f"{default:g}"
     try:
         value = float(text) if len(text) <= 40 else math.nan
     except ValueError:

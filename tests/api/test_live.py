@@ -47,6 +47,7 @@ def test_the_live_service_answers_over_http(live_server: LiveServer) -> None:
     assert "POST /v1/size 201" in log
 
 
+@pytest.mark.slow
 def test_runs_survive_a_restart_of_the_service(live_server: LiveServer) -> None:
     """A run stored by one server process is served by the next one on the same database."""
     live = live_server.start()
