@@ -49,7 +49,7 @@ THREADS_64 = "threads=" + ",".join(str(i) for i in range(1, 65))
      "--rate-iops 1000000000: this request's work is about 60,000,000,000 simulated I/Os, "
      "over the limit of 1,000,000,000"),
     (["simulate", GP2, "--ramp", "rate=1e8,1e9", "--engine", "des"],
-     "--ramp 'rate=1e+08,1e+09': this request's work is about 66,000,000,000"),
+     "--ramp 'rate=100000000,1000000000': this request's work is about 66,000,000,000"),
     (["simulate", "r5.large:gp3:500GiB", "--workload", "mysql", "--tps", "1e9", "--engine",
       "des"], "--duration 60: this request's work is about"),
 ])

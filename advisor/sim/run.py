@@ -54,8 +54,10 @@ def check_budget(estimate: float, budget: float | None, *, duration_s: float,
     limit = MAX_IO_BUDGET if budget is None else min(budget, MAX_IO_BUDGET)
     if not estimate <= limit:  # NaN counts as over
         if ramp is not None:
+            from advisor.options import plain_number
+
             text = ramp if isinstance(ramp, str) else \
-                f"{ramp.key}={','.join(f'{v:g}' for v in ramp.values)}"
+                f"{ramp.key}={','.join(plain_number(v) for v in ramp.values)}"
             raise over_budget(estimate, limit, field="ramp", value=text)
         if rate:
             raise over_budget(estimate, limit, field="rate_iops", value=rate)
