@@ -87,9 +87,9 @@ class Workers:
     def pool(self) -> ProcessPool:
         with self._pool_lock:
             if self._pool is None or not self._pool.active:
-                if self._pool is not None:  # broken (every worker died at once): start over
+                if self._pool is not None:  # broken (a worker died while idle): start over
                     log.error("worker pool broken; starting a new one")
-                    self._pool.stop()  # type: ignore[no-untyped-call]
+                    threading.Thread(target=_stop, args=(self._pool,), daemon=True).start()
                 self._pool = ProcessPool(
                     max_workers=self.workers, initializer=init_worker,
                     initargs=(os.getpid(), self.warm),
@@ -141,5 +141,9 @@ class Workers:
         with self._pool_lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.stop()  # type: ignore[no-untyped-call]
-            pool.join(timeout=10)
+            _stop(pool)
+
+
+def _stop(pool: ProcessPool) -> None:
+    pool.stop()  # type: ignore[no-untyped-call]
+    pool.join(timeout=10)

@@ -2,6 +2,8 @@
 is busy and the queue is full; a job whose request is cancelled stops its worker process; a
 worker that crashes fails only its own request."""
 
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -146,7 +148,8 @@ def wait_until_gone(pid: int, within_s: float = 15.0) -> bool:
 def test_worker_processes_stop_with_their_request() -> None:
     """On a pool of one worker process: a cancelled job's worker is terminated (no core stays
     busy), a job over the time limit is stopped with JobTimeout, a crashing worker (SIGABRT)
-    fails only its request with WorkerDied; after each, the next job runs on a fresh worker."""
+    fails only its request with WorkerDied, a worker killed while idle is replaced; after each,
+    the next job runs on a fresh worker."""
     workers = Workers(workers=1, queue=1, timeout_s=2.0, warm=False)
 
     async def scenario() -> None:
@@ -167,7 +170,13 @@ def test_worker_processes_stop_with_their_request() -> None:
 
         with pytest.raises(WorkerDied, match="ended abruptly"):
             await workers.run(worker_jobs.crash)
-        assert await workers.run(worker_jobs.spin, 0.1) not in (first, second)
+        third = await workers.run(worker_jobs.spin, 0.1)
+        assert third not in (first, second)
+
+        os.kill(third, signal.SIGKILL)  # dies while idle (the OOM killer, an operator)
+        assert await anyio.to_thread.run_sync(wait_until_gone, third)
+        await anyio.sleep(0.5)
+        assert await workers.run(worker_jobs.pid) not in (first, second, third)
 
     try:
         anyio.run(scenario)
