@@ -4,7 +4,14 @@ from typing import Any
 
 from markupsafe import Markup
 
-from advisor.report.charts import PALETTE, LineChart, Series, histogram_chart, line_chart
+from advisor.report.charts import (
+    PALETTE,
+    LineChart,
+    Series,
+    histogram_chart,
+    line_chart,
+    responsive,
+)
 from advisor.sim.results import Level, TimelinePoint
 from workloads.results import MysqlLevel
 
@@ -89,7 +96,7 @@ def timeline_chart(level: Level | MysqlLevel, chart_id: str, *, at: str,
         colour = PALETTE[n % len(PALETTE)]
         xs = [p.t_s / scale for p in points]
         series.append(Series(label=f"{who} · IOPS" if who else "IOPS", x=xs,
-                             y=[p.iops for p in points], colour=colour, marker=None))
+                             y=[p.iops for p in points], colour=colour))
         buckets = sorted({b for p in points for b in (p.buckets or {})})
         for k, bucket in enumerate(buckets):
             key = f"{who}: {bucket}" if who else bucket
@@ -99,16 +106,16 @@ def timeline_chart(level: Level | MysqlLevel, chart_id: str, *, at: str,
                                  x=xs,
                                  y=[(p.buckets or {}).get(bucket) for p in points],
                                  colour=PALETTE[(n + k + 2) % len(PALETTE)], dashed=True,
-                                 marker=None, right=True))
+                                 right=True))
     title = (f"IOPS and burst credits over time at {at}" if matters else
              f"IOPS over time at {at}")
     chart = LineChart(title=title, xlabel=unit, ylabel="IOPS", series=series,
                       right_label="credits left", right_percent=True)
-    return {"matters": matters, "svg": Markup(line_chart(chart, chart_id)), "text": text}
+    return {"matters": matters, "svg": responsive(line_chart, chart, chart_id), "text": text}
 
 
 def histogram_section(level: Level, chart_id: str, title: str) -> Markup | None:
     bins = level.histogram or ()
     if not any(b.count for b in bins):
         return None
-    return Markup(histogram_chart(bins, chart_id, title=title))
+    return responsive(histogram_chart, bins, chart_id, title=title)

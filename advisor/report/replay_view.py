@@ -6,7 +6,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from advisor.report.charts import PALETTE, LineChart, Series, line_chart
+from advisor.report.charts import PALETTE, LineChart, Series, line_chart, responsive
 from advisor.report.common import fmt_ms
 from workloads.results import MysqlSimResult, load_simulate_result
 
@@ -19,6 +19,12 @@ def _interpolate(xs: list[float], ys: list[float | None], x: float) -> float | N
         if x0 <= x <= x1:
             return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
     return pts[0][1] if pts[0][0] == x else None
+
+
+def _g(value: Any, default: float | None = None) -> str:
+    """A number of a stored result as given; a missing or null one is `default` (or "-")."""
+    value = default if value is None else value
+    return "-" if value is None else f"{value:g}"
 
 
 def simulated_of(result: dict[str, Any],
@@ -56,14 +62,14 @@ def replay_context(result: dict[str, Any], compare: dict[str, Any] | None) -> di
         series = [Series(label="measured · p99", x=x_meas, y=[t["p99"] for t in tx],
                          colour=PALETTE[0]),
                   Series(label="measured · p50", x=x_meas, y=[t["p50"] for t in tx],
-                         colour=PALETTE[0], dashed=True, marker="s")]
+                         colour=PALETTE[0], dashed=True)]
         if sim is not None:
             xs = [lv.offered_tps for lv in sim.levels]
             st = [lv.latency_ms.transaction for lv in sim.levels]
             series += [Series(label="simulated · p99", x=xs, y=[t.p99 for t in st],
                               colour=PALETTE[1]),
                        Series(label="simulated · p50", x=xs, y=[t.p50 for t in st],
-                              colour=PALETTE[1], dashed=True, marker="s")]
+                              colour=PALETTE[1], dashed=True)]
             for lv, t in zip(levels, tx, strict=True):
                 for pct in ("p50", "p99"):
                     model = _interpolate(xs, [getattr(s, pct) for s in st], lv["achieved_tps"])
@@ -74,14 +80,14 @@ def replay_context(result: dict[str, Any], compare: dict[str, Any] | None) -> di
                         "error": "outside the simulated range" if model is None or not measured
                         else f"{100 * (model - measured) / measured:+.0f} %"})
         title = "Latency vs throughput" + (": measured and simulated" if sim else "")
-        charts.append(Markup(line_chart(LineChart(
+        charts.append(responsive(line_chart, LineChart(
             title=title, xlabel="transactions/s", ylabel="latency (ms)", series=series,
-            logy=True), "latency")))
+            logy=True), "latency"))
         xname = "offered transactions/s" if open_loop else "client threads"
         xt = [(lv["offered_tps"] or 0.0) if open_loop else lv["threads"] for lv in levels]
-        charts.append(Markup(line_chart(LineChart(
+        charts.append(responsive(line_chart, LineChart(
             title="Throughput per step", xlabel=xname, ylabel="achieved transactions/s",
-            series=[Series(label="achieved", x=xt, y=x_meas)]), "tps")))
+            series=[Series(label="achieved", x=xt, y=x_meas)]), "tps"))
     target = result.get("target", {})
     return {
         "kind": "replay", "title": f"Replay report — {target.get('driver', 'database')} "
@@ -89,16 +95,16 @@ def replay_context(result: dict[str, Any], compare: dict[str, Any] | None) -> di
         "errors": errors, "simulated": sim is not None,
         "simulated_what": (f"{sim.deployment.master} ({', '.join(sim.engine)})"
                            if sim else None),
-        "facts": [("mode", result.get("mode", "-")),
-                  ("reads per write", f"{result.get('reads_per_write', 0):g}"),
-                  ("duration per step", f"{result.get('duration_s', 0):g} s "
-                   f"(+ {result.get('warmup_s', 0):g} s warm-up)"),
-                  ("rows", f"{result.get('rows', 0):,}"), ("seed", str(result.get("seed"))),
+        "facts": [("mode", result.get("mode") or "-"),
+                  ("reads per write", _g(result.get("reads_per_write"))),
+                  ("duration per step", f"{_g(result.get('duration_s'))} s "
+                   f"(+ {_g(result.get('warmup_s'))} s warm-up)"),
+                  ("rows", f"{result.get('rows') or 0:,}"), ("seed", str(result.get("seed"))),
                   ("complete", "yes" if result.get("complete") else "no")],
         "error": result.get("error"), "io_profile": result.get("io_profile"),
-        "command": "advisor replay --reads {:g} --ramp {} --duration {:g}".format(
-            result.get("reads_per_write", 3.25),
+        "command": "advisor replay --reads {} --ramp {} --duration {}".format(
+            _g(result.get("reads_per_write"), 3.25),
             ",".join(str(lv["threads"]) for lv in result.get("levels", [])) or "1",
-            result.get("duration_s", 10)),
+            _g(result.get("duration_s"), 10)),
         "seed": result.get("seed"),
     }

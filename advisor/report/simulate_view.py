@@ -5,7 +5,7 @@ from typing import Any
 
 from markupsafe import Markup
 
-from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart
+from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart, responsive
 from advisor.report.commands import simulate_command
 from advisor.report.common import (
     fmt_ms,
@@ -50,7 +50,8 @@ def _pattern_curves(result: PatternResult) -> list[Markup]:
     iops = LineChart(title="IOPS vs load", xlabel=name, ylabel="IOPS", series=[
         Series(label="read IOPS", x=xs, y=[lv.iops.read for lv in levels]),
         Series(label="write IOPS", x=xs, y=[lv.iops.write for lv in levels]),
-        Series(label="total IOPS", x=xs, y=[lv.iops.total for lv in levels], dashed=True)])
+        Series(label="total IOPS", x=xs, y=[lv.iops.total for lv in levels], dashed=True,
+               colour="#374151")])
     series = []
     for n, op in enumerate(("read", "write")):
         lat = [getattr(lv.latency_ms, op) for lv in levels]
@@ -58,10 +59,10 @@ def _pattern_curves(result: PatternResult) -> list[Markup]:
             continue
         series += [Series(label=f"{op} · p99", x=xs, y=[x.p99 for x in lat], colour=PALETTE[n]),
                    Series(label=f"{op} · p50", x=xs, y=[x.p50 for x in lat],
-                          colour=PALETTE[n], dashed=True, marker=None)]
+                          colour=PALETTE[n], dashed=True)]
     latency = LineChart(title="Latency vs load", xlabel=name, ylabel="latency (ms)",
                         series=series, logy=True)
-    return [Markup(line_chart(iops, "iops")), Markup(line_chart(latency, "latency"))]
+    return [responsive(line_chart, iops, "iops"), responsive(line_chart, latency, "latency")]
 
 
 def _utilisation(level: Level) -> list[tuple[str, str]]:
@@ -96,18 +97,19 @@ def _mysql(result: MysqlSimResult) -> dict[str, Any]:
         knee = result.knee.tps
         if knee:
             marks.append(Mark(label=f"knee {knee:,.0f} tps", x=knee, colour="#111827", style=":"))
-        charts.append(Markup(line_chart(LineChart(
+        charts.append(responsive(line_chart, LineChart(
             title="Transaction latency vs load", xlabel="offered load (transactions/s)",
             ylabel="latency (ms)", logy=True, marks=marks, series=[
-                Series(label="p99", x=xs, y=[t.p99 for t in tx], colour=PALETTE[0]),
-                Series(label="p50", x=xs, y=[t.p50 for t in tx], colour=PALETTE[0],
-                       dashed=True, marker=None)]), "latency")))
-        charts.append(Markup(line_chart(LineChart(
+                Series(label="transaction · p99", x=xs, y=[t.p99 for t in tx],
+                       colour=PALETTE[0]),
+                Series(label="transaction · p50", x=xs, y=[t.p50 for t in tx],
+                       colour=PALETTE[0], dashed=True)]), "latency"))
+        charts.append(responsive(line_chart, LineChart(
             title="Throughput vs load", xlabel="offered load (transactions/s)",
             ylabel="achieved transactions/s", series=[
                 Series(label="achieved", x=xs, y=[lv.achieved_tps for lv in levels]),
                 Series(label="offered", x=xs, y=xs, dashed=True, marker=None,
-                       colour="#9ca3af")]), "tps")))
+                       colour="#9ca3af")]), "tps"))
     last = levels[-1]
     master = last.servers[0]
     return {"mysql_rows": rows, "servers": servers, "curves": charts, "knee": result.knee.text,
@@ -133,14 +135,14 @@ def _act(result: ActSimResult) -> dict[str, Any]:
     if len(levels) > 1:
         name, _ = _x(levels[0].load)
         xs = [_x(lv.load)[1] for lv in levels]
-        charts.append(Markup(line_chart(LineChart(
+        charts.append(responsive(line_chart, LineChart(
             title="ACT thresholds vs load (worst slice; 0 % drawn at 0.001 %)", xlabel=name,
             logy=True, ylabel="% of reads over threshold",
             series=[Series(label=f"> {ms} ms", x=xs, colour=PALETTE[i],
                            y=[max(lv.act.max.over(ms), 1e-3) for lv in levels])
                     for i, (ms, _) in enumerate(ACT_LIMITS)],
             marks=[Mark(label=f"limit {lim:g} % > {ms} ms", y=lim, colour=PALETTE[i], style=":")
-                   for i, (ms, lim) in enumerate(ACT_LIMITS)]), "act")))
+                   for i, (ms, lim) in enumerate(ACT_LIMITS)]), "act"))
     last = levels[-1]
     return {"act_rows": rows, "rating": result.rating.text, "curves": charts,
             "slices": last.act.slices, "slices_load": load_label(last.load),

@@ -8,9 +8,7 @@ threshold percentages against the per-node load.
 from itertools import pairwise
 from typing import Any
 
-from markupsafe import Markup
-
-from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart
+from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart, responsive
 from advisor.report.commands import size_command
 from advisor.report.common import cost_table, fmt_usd, fmt_value, timeline_chart
 from recommend.curves import SizeCurves
@@ -31,12 +29,11 @@ def _mysql_chart(result: MysqlSizeResult, curves: SizeCurves) -> dict[str, Any]:
     knee = rec.max_tps_at_slo
     loads = list(curves.x)
     series: list[Series] = []
-    for n, c in enumerate(curves.curves):
-        colour = PALETTE[n % len(PALETTE)]
+    for n, c in enumerate(curves.curves):  # a colour and a marker shape per deployment
         series.append(Series(label=f"{c.label} · p99", x=loads, y=list(c.y["p99"]),
-                             colour=colour, emphasis=n == 0, marker="o" if n == 0 else None))
+                             emphasis=n == 0))
         series.append(Series(label=f"{c.label} · p50", x=loads, y=list(c.y["p50"]),
-                             colour=colour, dashed=True, marker=None, emphasis=n == 0))
+                             dashed=True, emphasis=n == 0))
     p99_at_knee = _interpolate(loads, series[0].y, knee) if knee else None
     marks = [Mark(label=f"SLO p99 ≤ {req.p99_ms:g} ms", y=req.p99_ms),
              Mark(label=f"target {slo['target_tps']:,.0f} tps (with headroom)",
@@ -48,9 +45,11 @@ def _mysql_chart(result: MysqlSizeResult, curves: SizeCurves) -> dict[str, Any]:
     chart = LineChart(title="Transaction latency vs load", xlabel="offered load (transactions/s)",
                       ylabel="latency (ms)", series=series, marks=marks, ymax=ymax,
                       shade_from=knee, shade_label="beyond the recommended knee")
-    return {"svg": Markup(line_chart(chart, "curve")),
+    return {"svg": responsive(line_chart, chart, "curve"),
             "caption": (f"Analytic engine, {len(loads)} loads from {loads[0]:,.0f} to "
-                        f"{loads[-1]:,.0f} tps; p99 solid, p50 dashed; values above {ymax:g} ms "
+                        f"{loads[-1]:,.0f} tps; one colour and marker shape per deployment "
+                        "(the recommendation widest, underneath), p99 solid, p50 dashed with "
+                        f"open markers; values above {ymax:g} ms "
                         "are cut off. The knee is the sizing search's (event simulation "
                         "confirms it), so it can sit below where the p99 line crosses the SLO "
                         "when another limit (burst credits, replica apply rate, CPU) binds first."),
@@ -78,7 +77,7 @@ def _act_chart(result: AerospikeSizeResult, curves: SizeCurves) -> dict[str, Any
                       xlabel="client reads/s per node (writes scale with them)",
                       ylabel="% of reads over threshold", series=series,
                       marks=marks, logy=True)
-    return {"svg": Markup(line_chart(chart, "curve")),
+    return {"svg": responsive(line_chart, chart, "curve"),
             "caption": "Event simulation, 20 s per load, worst of ACT's time slices; a load "
                        "passes while every line stays under its dotted limit (log scale).",
             "beyond": [], "timeline": curves.timeline}
@@ -107,6 +106,33 @@ def _des_rows(v: DesCheck) -> list[dict[str, str]]:
              "ci": f"{x.p99_ci95_ms[0]:,.2f}-{x.p99_ci95_ms[1]:,.2f} ms",
              "requests": f"{x.requests:,}", "verdict": "passed" if x.passed else "FAILS"}
             for x in v.loads]
+
+
+def _tile(label: str, value: str, note: str = "") -> dict[str, str]:
+    return {"label": label, "value": value, "note": note}
+
+
+def _des_tiles(rec: MysqlDeployment) -> list[dict[str, str]]:
+    """p99 at the target and the headroom load as the event simulation verified them: the
+    slowest server's, with its 95 % interval (the figures the verified table lists). Results
+    saved before the target load was checked give the analytic p99 there, labelled so."""
+    tiles = []
+    for load, label, analytic in (("target", "p99 at target load", rec.p99_ms),
+                                  ("headroom", "p99 with headroom", rec.p99_ms_at_headroom)):
+        checked = [(x.p99_ms, role, x) for role, v in rec.verified.items() for x in v.loads
+                   if x.load == load]
+        if checked:
+            p99, role, x = max(checked, key=lambda c: c[0])
+            lo, hi = x.p99_ci95_ms
+            tiles.append(_tile(label, fmt_value(p99, " ms"),
+                               f"event simulation, {role}; 95 % interval {lo:,.2f}-{hi:,.2f}"))
+        elif load == "headroom" and rec.verified:
+            role, v = max(rec.verified.items(), key=lambda kv: kv[1].des_p99_ms_at_headroom)
+            tiles.append(_tile(label, fmt_value(v.des_p99_ms_at_headroom, " ms"),
+                               f"event simulation, {role}"))
+        else:
+            tiles.append(_tile(label, fmt_value(analytic, " ms"), "analytic (not verified)"))
+    return tiles
 
 
 def _request_rows(result: SizeResult) -> list[tuple[str, str]]:
@@ -165,7 +191,7 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
     q = result.request
     mysql = isinstance(result, MysqlSizeResult)
     if isinstance(q, MysqlSizeRequest):
-        title = f"MySQL {q.tps:,.0f} tps at {q.reads:g} reads/write"
+        title = f"MySQL {q.tps:,.0f} tps at {q.reads_per_write:g} reads/write"
     else:
         title = f"Aerospike {q.reads_per_sec:,.0f} reads/s + {q.writes_per_sec:,.0f} writes/s"
     chart: dict[str, Any] | None = None
@@ -177,19 +203,20 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         burst = timeline_chart(chart["timeline"], "burst", at=(
             f"{q.tps:,.0f} tps" if isinstance(q, MysqlSizeRequest) else "the requested load"),
             hours=q.peak_hours if mysql else None)
-    facts = [("monthly cost", fmt_usd(rec.monthly_usd))]
+    facts = [_tile("monthly cost", fmt_usd(rec.monthly_usd))]
     if isinstance(rec, MysqlDeployment):
-        facts += [("p99 at target load", fmt_value(rec.p99_ms, " ms")),
-                  ("p99 with headroom", fmt_value(rec.p99_ms_at_headroom, " ms")),
-                  ("knee (max tps at SLO)", fmt_value(rec.max_tps_at_slo)),
-                  ("headroom", fmt_value(rec.headroom_pct, " %")),
-                  ("usable capacity", fmt_value(rec.capacity_gib, " GiB"))]
+        facts += [*_des_tiles(rec),
+                  _tile("knee (max tps at SLO)", fmt_value(rec.max_tps_at_slo),
+                        "event simulation" if "event simulation" in rec.knee_engine
+                        else "analytic"),
+                  _tile("headroom", fmt_value(rec.headroom_pct, " %")),
+                  _tile("usable capacity", fmt_value(rec.capacity_gib, " GiB"))]
         verified = [(role, _des_rows(v)) for role, v in rec.verified.items()]
         des_method = next((v.method for v in rec.verified.values() if v.method), "")
         knee_engine: str | None = rec.knee_engine
         act_slices: list[Any] = []
     else:
-        facts += [("nodes", str(rec.nodes)), ("ACT", rec.act.text if rec.act else "-")]
+        facts += [_tile("nodes", str(rec.nodes)), _tile("ACT", rec.act.text if rec.act else "-")]
         verified, knee_engine, des_method = [], None, ""
         act_slices = list(rec.act.slices) if rec.act else []
     from advisor.serial import to_json

@@ -54,6 +54,19 @@ class RawLevel:
     notes: list[str] = field(default_factory=list)
 
 
+def _device_ios(op: NDArray[np.int64], aux: NDArray[np.int64],
+                done: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """The I/Os that reached a device: reads, writes and each group commit's one log write (the
+    commits that joined a group share its write and its completion time on the same log)."""
+    dev = op <= 1
+    commit = np.flatnonzero(op == 2)
+    if commit.size:
+        _, first = np.unique(np.stack([aux[commit].astype(np.float64), done[commit]]), axis=1,
+                             return_index=True)
+        dev[commit[first]] = True
+    return dev
+
+
 def _random_block(rng: np.random.Generator, k: int, f: int) -> tuple[NDArray[np.float64], ...]:
     return (rng.standard_normal((k, f)), rng.random((k, f)), rng.random((k, f)))
 
@@ -170,7 +183,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
             counts[name] += int(sel.sum())
             nbytes[name] += int(size[sel].sum())
         bins = np.minimum((io_done[:kio] / dt).astype(np.int64), nbins - 1)
-        data = op <= 2
+        data = _device_ios(op, reqs.aux[:kio], io_done[:kio])
         tl_counts += np.bincount(bins[data], minlength=nbins)
         tl_bytes += np.bincount(bins[data], weights=size[data].astype(np.float64),
                                 minlength=nbins)
@@ -182,6 +195,12 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     counts["total"] = counts["read"] + counts["write"]
     nbytes["total"] = nbytes["read"] + nbytes["write"]
     nbg = int(bg_pos[0])
+    # The timeline counts every device I/O, background ones (flushing, apply) too.
+    bg_data = bg.op[:nbg] <= 2
+    bg_bins = np.minimum((bg_done[:nbg][bg_data] / dt).astype(np.int64), nbins - 1)
+    tl_counts += np.bincount(bg_bins, minlength=nbins)
+    tl_bytes += np.bincount(bg_bins, weights=bg.size[:nbg][bg_data].astype(np.float64),
+                            minlength=nbins)
     # Background device I/Os (page flushes, replication apply, defrag) count as device I/Os too.
     bg_keep = (bg_issue[:nbg] >= warmup_s) & (bg_done[:nbg] <= duration_s)
     for name, sel in (("read", bg.op[:nbg] == OP_READ),

@@ -1,5 +1,6 @@
-"""A real headless Chromium opens a generated sizing report from a file:// URL, offline: the
-charts render (screenshot not blank, SVG in the DOM), no console error, no network request."""
+"""A real headless Chromium opens generated reports from a file:// URL, offline: the charts
+render (screenshot not blank, SVG in the DOM), no console error, no network request, and at a
+phone's 390 px nothing makes the page scroll sideways."""
 
 import re
 import subprocess
@@ -12,6 +13,7 @@ from matplotlib import image
 
 from advisor.catalog.model import Catalog
 from advisor.report import render_report, write_html
+from tests.report.cdp import measure_width
 
 pytestmark = pytest.mark.chromium
 
@@ -87,3 +89,42 @@ def test_the_page_fits_a_phone(chromium: str, report_file: Path, tmp_path: Path)
     pixels = image.imread(shot)[..., :3]
     assert pixels.shape[1] == 390
     assert pixels.std() > 0.05
+
+
+@pytest.fixture(scope="module")
+def simulate_files(tmp_path_factory: pytest.TempPathFactory, mysql_result: dict[str, Any],
+                   pattern_result: dict[str, Any]) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("simulate")
+    out = {}
+    for name, result in (("mysql", mysql_result), ("pattern", pattern_result)):
+        out[name] = folder / f"{name}.html"
+        write_html(out[name], render_report(result))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["size", "simulate-mysql", "simulate-pattern"])
+def test_at_390_px_the_page_does_not_scroll_sideways(chromium: str, report_file: Path,
+                                                     simulate_files: dict[str, Path],
+                                                     tmp_path: Path, which: str) -> None:
+    """Laid out in a 390 x 844 phone viewport (DevTools device metrics: headless Chromium's
+    window is never narrower than 500 px), the document is no wider than the screen: charts
+    scale, tables reflow or scroll inside their own box."""
+    page = report_file if which == "size" else simulate_files[which.split("-")[1]]
+    widths = measure_width(chromium, FLAGS, tmp_path / "profile", page.as_uri())
+    assert widths["scroll"] <= 390, widths
+    assert widths["body"] <= 390, widths
+    assert widths["wide"] == [], widths
+
+
+@pytest.mark.slow
+def test_the_width_probe_sees_a_page_that_scrolls_sideways(chromium: str,
+                                                           tmp_path: Path) -> None:
+    """The probe is not blind: an unbreakable 700 px line makes the document wider than 390."""
+    page = tmp_path / "wide.html"
+    page.write_text('<!DOCTYPE html><html><head><meta name="viewport" content="width='
+                    'device-width, initial-scale=1"></head><body><p style="white-space:nowrap">'
+                    + "x" * 120 + "</p></body></html>", "utf-8")
+    widths = measure_width(chromium, FLAGS, tmp_path / "profile", page.as_uri())
+    assert widths["scroll"] > 390
+    assert widths["wide"]

@@ -10,8 +10,8 @@ import pytest
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
 from advisor.report import kind_of, render_report
-from advisor.report.charts import LineChart, Mark, Series, line_chart
-from advisor.report.common import timeline_chart
+from advisor.report.charts import MARKERS, LineChart, Mark, Series, _styles, line_chart
+from advisor.report.common import fmt_value, timeline_chart
 from advisor.report.render import ENV
 from tests.report.conftest import page_text
 
@@ -36,7 +36,9 @@ def assert_self_contained(html: str) -> None:
 def test_size_report_is_one_self_contained_page(size_html: str) -> None:
     """No script, stylesheet, font or image is loaded: inline CSS and inline SVG only."""
     assert_self_contained(size_html)
-    assert size_html.count("<svg") == 1  # the latency curves (no burst chart: nothing drains)
+    # the latency curves, wide and narrow (no burst chart: nothing drains)
+    assert size_html.count("<svg") == 2
+    assert size_html.count('<svg class="wide"') == size_html.count('<svg class="narrow"') == 1
     assert "<metadata>" not in size_html
 
 
@@ -202,3 +204,99 @@ def test_line_chart_is_svg_text_without_external_references() -> None:
     assert "<!DOCTYPE" not in svg
     assert "http://purl.org" not in svg
     assert not re.search(r'<svg[^>]*\swidth="', svg)
+
+
+def test_tiles_show_the_figures_the_event_simulation_verified(
+        size_html: str, size_result: dict[str, Any]) -> None:
+    """The p99 tiles are the verified table's figures (the slowest server at the target and
+    the headroom load, with its 95 % interval), not the analytic p99 the search screened on."""
+    text = page_text(size_html)
+    rec = size_result["recommendation"]
+    for load, label, analytic in (("target", "p99 at target load", rec["p99_ms"]),
+                                  ("headroom", "p99 with headroom", rec["p99_ms_at_headroom"])):
+        checked = [(x["p99_ms"], role, x) for role, v in rec["verified"].items()
+                   for x in v["loads"] if x["load"] == load]
+        p99, role, x = max(checked, key=lambda c: c[0])
+        lo, hi = x["p99_ci95_ms"]
+        tile = (f"{label}\n{fmt_value(p99, ' ms')}\nevent simulation, {role}; "
+                f"95 % interval {lo:,.2f}-{hi:,.2f}\n")
+        assert tile in text, tile
+        if fmt_value(analytic, " ms") != fmt_value(p99, " ms"):
+            assert f"{label}\n{fmt_value(analytic, ' ms')}" not in text
+        assert f"{fmt_value(p99, ' ms')}\n{lo:,.2f}-{hi:,.2f} ms" in text  # the table agrees
+
+
+@pytest.mark.parametrize("preset", ["point-rw", "sysbench-oltp-rw"])
+def test_a_size_result_without_reads_renders_with_the_presets_ratio(
+        size_result: dict[str, Any], preset: str) -> None:
+    """A request without --reads (`reads` None: the preset's ratio) renders; the title and
+    the request table give that ratio."""
+    from workloads.mysql_shape import PRESETS
+
+    request = {**size_result["request"], "reads": None, "preset": preset}
+    text = page_text(render_report({**size_result, "request": request}))
+    ratio = PRESETS[preset].reads
+    assert f"Sizing report — MySQL 627 tps at {ratio:g} reads/write" in text
+    assert f"reads per write\n{ratio:g} (" in text
+
+
+def test_each_group_of_curves_has_its_own_colour_and_marker() -> None:
+    """Deployments (the label before " · ") differ in colour and marker shape; a group's p50
+    shares them; markers of different groups fall on different points of a long series."""
+    xs = list(range(19))
+    series = [Series(label=f"{name} · {pct}", x=xs, y=[1.0] * 19, dashed=pct == "p50",
+                  emphasis=name == "recommended")
+              for name in ("recommended", "alternative 1", "alternative 2", "alternative 3")
+              for pct in ("p99", "p50")]
+    styles = _styles(series)
+    by_group = {s.group: st for s, st in zip(series, styles, strict=True)}
+    assert len({st[0] for st in by_group.values()}) == 4
+    assert len({st[1] for st in by_group.values()}) == 4
+    assert all(st[1] in MARKERS for st in styles)
+    for s, st in zip(series, styles, strict=True):
+        assert st == by_group[s.group]
+    offsets = [st[2][0] for st in by_group.values()]
+    step = styles[0][2][1]
+    assert len(set(offsets)) == 4
+    assert all(set(range(o, 19, step)).isdisjoint(range(p, 19, step))
+               for o in offsets for p in offsets if o != p)
+
+
+def test_overlapping_curves_all_show_in_the_size_chart(size_html: str) -> None:
+    """Identical-looking curves stay visible: every deployment's line is drawn in its own
+    colour, the recommendation widest and underneath, p50 dashed; the legend lists each."""
+    svg = size_html[size_html.index('<svg class="wide"'):]
+    svg = svg[:svg.index("</svg>")]
+    strokes = re.findall(r"stroke: (#[0-9a-f]{6}); stroke-width: ([\d.]+)", svg)
+    widths: dict[str, float] = {}
+    for colour, w in strokes:  # a line's width (its markers' edges are thinner)
+        widths[colour] = max(widths.get(colour, 0.0), float(w))
+    for colour in ("#2563eb", "#ea580c", "#16a34a"):  # recommended, alternatives 1 and 2
+        assert colour in widths, colour
+    assert widths["#2563eb"] > widths["#ea580c"]
+    assert "stroke-dasharray" in svg
+    for label in ("recommended · p50", "alternative 1 · p99", "alternative 2 · p50"):
+        assert label in svg, label
+
+
+def test_the_narrow_chart_is_drawn_for_a_phone(size_html: str) -> None:
+    """The narrow variant is its own SVG with its own ids, a narrower view box and the same
+    legend; the stylesheet shows it only on narrow screens."""
+    wide = re.search(r'<svg class="wide"[^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', size_html)
+    narrow = re.search(r'<svg class="narrow"[^>]*viewBox="0 0 ([\d.]+) ([\d.]+)"', size_html)
+    assert wide
+    assert narrow
+    assert float(narrow.group(1)) < 0.6 * float(wide.group(1))
+    assert float(narrow.group(2)) > float(narrow.group(1))  # taller than wide on a phone
+    assert "figure.chart svg.narrow { display: none;" in size_html
+    assert re.search(r"@media screen and \(max-width: 600px\) \{\s*figure.chart svg.wide "
+                     r"\{ display: none; \}", size_html)
+
+
+@pytest.mark.parametrize("field", ["reads_per_write", "duration_s", "warmup_s", "rows", "mode"])
+def test_a_replay_result_with_a_null_figure_still_renders(replay_result: dict[str, Any],
+                                                          field: str) -> None:
+    """A stored replay result whose figure is null shows "-" (or the default) instead of
+    failing with "cannot read this replay result: TypeError"."""
+    text = page_text(render_report({**replay_result, field: None}))
+    assert "Measured per step" in text

@@ -71,6 +71,25 @@ def test_size_report_flag_and_the_reproduce_command(
     assert json.loads(again)["recommendation"] == first["recommendation"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", [[], ["--preset", "sysbench-oltp-rw"]])
+def test_size_report_without_reads_uses_the_presets_ratio(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, preset: list[str]) -> None:
+    """`advisor size --tps 627 --report` without --reads (the request's `reads` is None: the
+    preset's ratio) writes the page, which names that ratio; so with another preset."""
+    from workloads.mysql_shape import PRESETS
+
+    page = tmp_path / "size.html"
+    code, out, err = run(capsys, "size", "--tps", "627", *preset, "--format", "json",
+                         "--report", str(page))
+    assert code == 0, err
+    assert json.loads(out)["request"]["reads"] is None
+    ratio = PRESETS[preset[1] if preset else "point-rw"].reads
+    text = page_text(page.read_text("utf-8"))
+    assert f"Sizing report — MySQL 627 tps at {ratio:g} reads/write" in text
+    assert f"reads per write\n{ratio:g} (" in text
+
+
 def test_simulate_reproduce_command_reproduces(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """The simulate report's command re-runs to the same levels (same seed, same engine)."""

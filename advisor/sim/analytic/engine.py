@@ -111,7 +111,7 @@ def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: Load,
         mean_in_flight=round(last.x * (lat_all.mean), 3),
         timeline=_timeline(plan, mix, phases, duration_s),
         phases=tuple(RunPhase(start_s=round(p.start_s, 1), end_s=round(p.end_s, 1),
-                              iops=round(p.x * mix.data_fraction, 1),
+                              iops=round(p.x * _ios_per_request(mix), 1),
                               binding=limit_name(plan, p.binding)) for p in phases))
     return MixLevel(level=level, achieved_tps=round(requests / duration_s, 3), all=lat_all,
                     read=lat_read, write=lat_write, read_fraction=mix.read_fraction)
@@ -203,6 +203,12 @@ def _binding(plan: SimPlan, mix: Mix, phases: list[Phase], *,
     return replace(figures, queued_s=last.backlog_slope * last.end_s)
 
 
+def _ios_per_request(mix: Mix) -> float:
+    """Device I/Os per request, background ones included (a transaction is many; a raw
+    pattern's request one, fsync-only ones none): the timeline's IOPS match the level's."""
+    return mix.read_ios_per_request + mix.write_ios_per_request
+
+
 def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase],
               duration_s: float) -> tuple[TimelinePoint, ...]:
     buckets = [l for l in range(plan.n_limits) if plan.lim_cap[l] > 0]
@@ -220,7 +226,7 @@ def _timeline(plan: SimPlan, mix: Mix, phases: list[Phase],
                 b = min(plan.lim_cap[l], max(0.0, b0 - spend * (t - ph.start_s)))
                 fracs[plan.limit_names[l]] = round(b / plan.lim_cap[l], 4)
         points.append(TimelinePoint(
-            t_s=round(float(t), 3), iops=round(ph.x * mix.data_fraction, 1),
+            t_s=round(float(t), 3), iops=round(ph.x * _ios_per_request(mix), 1),
             throughput_mibps=round(ph.x * mix.bytes_per_request / MIB, 2),
             burst_balance=None if fracs is None or primary is None
             else fracs[plan.limit_names[primary]], buckets=fracs))
