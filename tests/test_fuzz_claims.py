@@ -45,6 +45,8 @@ THREADS_64 = "threads=" + ",".join(str(i) for i in range(1, 65))
     (["simulate", "i3.large:store", "--workload", "aerospike", "--slice", "1e-6"],
      "--slice 1e-06: at least duration / 1,000"),
     # bounded work: refused by the estimate, before any is done
+    (["simulate", GP2, "--iodepth", "4096", "--numjobs", "4096"],
+     "--numjobs 4096: iodepth x numjobs at most 65,536 I/Os in flight"),
     (["simulate", GP2, "--rate-iops", "1e9", "--engine", "des"],
      "--rate-iops 1000000000: this request's work is about 60,000,000,000 simulated I/Os, "
      "over the limit of 1,000,000,000"),

@@ -32,6 +32,7 @@ DB = "Database workloads"
 # ACT slices: each holds latency histograms while it runs (about 45 KB) and a row in the answer
 # (about 400 B of JSON); ACT itself reports hour slices (24 a day).
 MAX_ACT_SLICES = 1_000
+MAX_IN_FLIGHT = 65_536  # iodepth x numjobs of a raw pattern
 MAX_ACT_ROWS = 10_000
 WORKLOADS = ("mysql", "aerospike")
 
@@ -154,6 +155,16 @@ class PatternSimRequest(SimulateCommon):
     def __post_init__(self) -> None:
         SimulateCommon.__post_init__(self)
         _check_ramp(self, ("iodepth", "threads", "rate"))
+        # Every I/O in flight is state the event simulation holds (16.7 M of them took 14 s and
+        # 300 MB before the first was served); fio's own iodepth stops at 65,536.
+        depths = [self.iodepth]
+        if self.ramp and self.ramp.strip().lower().startswith("iodepth"):
+            from advisor.sim.run import parse_ramp
+
+            depths = [int(v) for v in parse_ramp(self.ramp, ("iodepth",)).values]
+        if max(depths) * self.numjobs > MAX_IN_FLIGHT:
+            raise FieldError("numjobs", self.numjobs, f"iodepth x numjobs at most "
+                             f"{MAX_IN_FLIGHT:,} I/Os in flight (iodepth {max(depths):,})")
         # One tool's options at a time: an option the chosen tool would ignore is refused.
         tool = "ioping" if self.pattern else "sysbench" if self.file_test_mode else "fio"
         if self.pattern and self.file_test_mode:

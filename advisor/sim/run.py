@@ -114,7 +114,8 @@ def _estimate_ios(plan: SimPlan, pattern: IoPattern, duration_s: float) -> float
 
     if pattern.open_rate:
         return pattern.open_rate * duration_s
-    return saturation_iops(plan, pattern) * duration_s
+    # every I/O in flight is issued before the first completes
+    return saturation_iops(plan, pattern) * duration_s + pattern.concurrency
 
 
 def level_engines(estimates: list[float], engine: Engine) -> list[str]:
