@@ -44,6 +44,8 @@ THREADS_64 = "threads=" + ",".join(str(i) for i in range(1, 65))
      "--slice 0.002: at least duration / 1,000 (0.06 s)"),
     (["simulate", "i3.large:store", "--workload", "aerospike", "--slice", "1e-6"],
      "--slice 1e-06: at least duration / 1,000"),
+    (["simulate", "r5.large:gp3:500GiB", "--workload", "mysql", "--buffer-pool-gib", "1000"],
+     "--buffer-pool-gib 1000: above the 16 GiB of RAM of r5.large"),
     # bounded work: refused by the estimate, before any is done
     (["simulate", GP2, "--iodepth", "4096", "--numjobs", "4096"],
      "--numjobs 4096: iodepth x numjobs at most 65,536 I/Os in flight"),

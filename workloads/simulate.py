@@ -12,6 +12,7 @@ from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.layout.model import Layout
+from advisor.options import FieldError
 from advisor.sim.run import (
     ANALYTIC_MYSQL_IOS,
     THREADS_LEVEL_IOS,
@@ -119,6 +120,7 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
                                 warmup_s=req.warmup, io_budget=io_budget, progress=progress)
     if isinstance(req, MysqlSimRequest):
         replica = resolve(req.replica_layout, catalog) if req.replica_layout else None
+        _check_buffer_pool(req, layout, replica)
         _mysql_estimate(req, layout, replica, catalog, io_budget)
         return run_mysql(
             layout, catalog, params=req.params(req.tps), replica_layout=replica,
@@ -135,6 +137,16 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
 
 def _params(req: MysqlSimRequest, tps: float) -> Any:
     return req.params(tps)
+
+
+def _check_buffer_pool(req: MysqlSimRequest, *layouts: Layout | None) -> None:
+    """A buffer pool must fit in the server's RAM (larger, the server swaps or is killed)."""
+    for layout in layouts:
+        inst = layout.instance if layout is not None else None
+        if req.buffer_pool_gib is not None and inst is not None \
+                and req.buffer_pool_gib > inst.memory_gib:
+            raise FieldError("buffer_pool_gib", req.buffer_pool_gib,
+                             f"above the {inst.memory_gib:g} GiB of RAM of {inst.name}")
 
 
 def _per_txn_ios(dep: Any, req: MysqlSimRequest, tps: float) -> float:
