@@ -125,7 +125,7 @@ def _des_tiles(rec: MysqlDeployment) -> list[dict[str, str]]:
             p99, role, x = max(checked, key=lambda c: c[0])
             lo, hi = x.p99_ci95_ms
             tiles.append(_tile(label, fmt_value(p99, " ms"),
-                               f"event simulation, {role}; 95 % interval {lo:,.2f}-{hi:,.2f}"))
+                               f"event simulation, {role}; 95 % interval {lo:,.2f}-{hi:,.2f} ms"))
         elif load == "headroom" and rec.verified:
             role, v = max(rec.verified.items(), key=lambda kv: kv[1].des_p99_ms_at_headroom)
             tiles.append(_tile(label, fmt_value(v.des_p99_ms_at_headroom, " ms"),

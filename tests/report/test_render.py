@@ -219,7 +219,7 @@ def test_tiles_show_the_figures_the_event_simulation_verified(
         p99, role, x = max(checked, key=lambda c: c[0])
         lo, hi = x["p99_ci95_ms"]
         tile = (f"{label}\n{fmt_value(p99, ' ms')}\nevent simulation, {role}; "
-                f"95 % interval {lo:,.2f}-{hi:,.2f}\n")
+                f"95 % interval {lo:,.2f}-{hi:,.2f} ms\n")
         assert tile in text, tile
         if fmt_value(analytic, " ms") != fmt_value(p99, " ms"):
             assert f"{label}\n{fmt_value(analytic, ' ms')}" not in text
@@ -300,3 +300,19 @@ def test_a_replay_result_with_a_null_figure_still_renders(replay_result: dict[st
     failing with "cannot read this replay result: TypeError"."""
     text = page_text(render_report({**replay_result, field: None}))
     assert "Measured per step" in text
+
+
+def test_a_result_saved_before_loads_were_checked_labels_its_analytic_tile(
+        size_result: dict[str, Any]) -> None:
+    """An older result checked only the headroom load: that tile is its event-simulation p99,
+    the target tile the analytic p99, said so."""
+    rec = size_result["recommendation"]
+    verified = {role: {"des_p99_ms_at_headroom": v["des_p99_ms_at_headroom"],
+                       "des_requests": v["des_requests"]} for role, v in rec["verified"].items()}
+    old = {**size_result, "recommendation": {**rec, "verified": verified}}
+    text = page_text(render_report(old))
+    role, worst = max(verified.items(), key=lambda kv: kv[1]["des_p99_ms_at_headroom"])
+    assert (f"p99 with headroom\n{fmt_value(worst['des_p99_ms_at_headroom'], ' ms')}\n"
+            f"event simulation, {role}\n") in text
+    assert f"p99 at target load\n{fmt_value(rec['p99_ms'], ' ms')}\nanalytic (not verified)\n" \
+        in text
