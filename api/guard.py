@@ -12,6 +12,7 @@ worker process is stopped), and the log line says 499.
 """
 
 import json
+import math
 import secrets
 
 import anyio
@@ -133,10 +134,12 @@ class RequestGuard:
                 await self.app(scope, replay, tracked)
                 tg.cancel_scope.cancel()
         except anyio.get_cancelled_exc_class():
-            # Not the client leaving (that cancel stays inside the group): the server is
-            # stopping and its grace period is over. The work was cancelled with the request;
-            # the client still gets one line instead of a dropped connection.
-            if started:
+            # Not the client leaving (that cancel stays inside the group). A cancelled scope
+            # around this call (a caller's timeout) has given up on the answer: let it have its
+            # cancellation. A bare task cancel is uvicorn ending its shutdown grace period: the
+            # work was cancelled with the request, and the client gets one line, not a dropped
+            # connection.
+            if started or anyio.current_effective_deadline() == -math.inf:
                 raise
             with anyio.CancelScope(shield=True):
                 await send_json(send, 503, "the server is shutting down; try again shortly",

@@ -215,3 +215,56 @@ def test_the_docs_pages_load_every_asset_from_this_server(client: TestClient, pa
         assert len(r.content) > 100, ref
     assert "cdn" not in html.text.lower()
     assert "fonts.googleapis" not in html.text
+
+
+def test_a_cancelled_request_answers_503_only_when_the_server_cancels_it() -> None:
+    """A bare task cancel (uvicorn ending its shutdown grace period) gets a one-line 503 with
+    Retry-After; a caller's own timeout around the request gets its cancellation back, with
+    nothing sent (no made-up answer)."""
+    import asyncio
+
+    from api.guard import RequestGuard
+
+    async def slow_app(scope: Any, receive: Any, send: Any) -> None:
+        await anyio.sleep(30)
+
+    guard = RequestGuard(slow_app, token=None, max_body_bytes=1000, body_timeout_s=5)
+    scope = {"type": "http", "path": "/v1/size", "headers": []}
+
+    def call(sent: list[dict[str, Any]]) -> tuple[Any, Any]:
+        delivered = False
+
+        async def receive() -> dict[str, Any]:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": b"{}", "more_body": False}
+            await anyio.sleep_forever()
+            raise AssertionError
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        return receive, send
+
+    async def server_cancels() -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        task = asyncio.get_running_loop().create_task(guard(scope, *call(sent)))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        await task
+        return sent
+
+    sent = asyncio.run(server_cancels())
+    assert sent[0]["status"] == 503
+    assert (b"retry-after", b"10") in sent[0]["headers"]
+    assert json.loads(sent[1]["body"]) == {"detail": "the server is shutting down; try again "
+                                                     "shortly"}
+
+    async def caller_times_out() -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+        with pytest.raises(TimeoutError), anyio.fail_after(0.2):
+            await guard(scope, *call(sent))
+        return sent
+
+    assert anyio.run(caller_times_out) == []
