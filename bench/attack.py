@@ -379,9 +379,10 @@ def base_env(ws: Workspace) -> dict[str, str]:
 
 
 def sample(cases: list[Any], n: int, areas: tuple[str, ...]) -> list[Any]:
-    """Controls plus `n` hostile cases picked evenly from the cheap areas (--quick)."""
-    picked = [c for c in cases if c.control]
-    pool = [c for c in cases if not c.control and c.area in areas]
+    """Controls, the issue's NaN requests, and `n` hostile cases picked evenly from the cheap
+    areas (--quick)."""
+    picked = [c for c in cases if c.control or c.headline]
+    pool = [c for c in cases if not (c.control or c.headline) and c.area in areas]
     step = max(1, len(pool) // n)
     return picked + pool[::step][:n]
 
@@ -571,7 +572,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.only != "cli":
             requests = api_cases()
             if args.quick:
-                requests = sample(requests, 8, ("simulate", "token", "paths"))
+                requests = sample(requests, 6, ("simulate", "token", "paths"))
             api_out, server_info = attack_api(requests, ws, args.timeout)
             outcomes += api_out
         hooks = [] if args.quick or args.skip_load or args.only == "cli" else \
@@ -589,6 +590,8 @@ def main(argv: list[str] | None = None) -> int:
         "controls": {"run": len(controls), "passed": sum(o.verdict == "ok" for o in controls),
                      "failed": [asdict(o) for o in controls if o.verdict != "ok"]},
         "findings": [asdict(o) for o in findings],
+        "slowest": [{"input": o.input[:200], "seconds": o.seconds, "verdict": o.verdict}
+                    for o in sorted(outcomes, key=lambda o: -o.seconds)[:8]],
         "server": server_info, "hooks": hooks,
         "seconds": round(time.monotonic() - started, 1), "jobs": args.jobs,
         "cpu_seconds": round(_children_cpu() - cpu_before, 1),

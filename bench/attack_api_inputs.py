@@ -86,7 +86,8 @@ def api_cases() -> list[ApiCase]:
         add(ApiCase(area="simulate", path="/v1/simulate", body=text.encode(),
                     expect="any" if extra.get("slice") == 0.002 or "p99_ms" in extra or
                     "threads" in str(extra.get("ramp")) else "reject",
-                    body_label=None if len(text) < 300 else text[:120] + f"… ({len(text)} bytes)"))
+                    body_label=None if len(text) < 300 else text[:120] + f"… ({len(text)} bytes)",
+                    headline="nan" in text.lower()))
 
     # bodies of the wrong shape or size
     mega = "a" * 1_000_000

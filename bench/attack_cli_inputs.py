@@ -158,7 +158,8 @@ def cli_cases(ws: Workspace) -> list[CliCase]:
         if n % 3 == 0:
             add(CliCase(area="simulate", argv=["simulate", spec, "--duration", "1"]))
     for extra, expect in SPECIAL_SIMULATE:
-        add(CliCase(area="simulate", argv=[*sim_base, *extra], expect=expect))
+        add(CliCase(area="simulate", argv=[*sim_base, *extra], expect=expect,
+                    headline=extra[:2] == ["--rate-iops", "nan"]))
 
     # every declared size option
     for i, (name, d) in enumerate(size_fields().items()):

@@ -48,6 +48,7 @@ class CliCase:
     check: Check | None = None
     note: str = ""  # what the input is, when the argv does not say it
     control: bool = False  # a valid input: must exit 0 (proves the harness sees the program)
+    headline: bool = False  # one of the issue's own inputs: always in --quick
 
     def display(self, tmp: str) -> str:
         text = " ".join(_quote(a) for a in self.argv).replace(tmp, "$TMP")
@@ -70,6 +71,7 @@ class ApiCase:
     long_values: tuple[str, ...] = ()  # parts of the input that must not come back whole
     closed_ok: bool = False  # closing the connection without a reply is a fine answer
     control: bool = False
+    headline: bool = False
 
     def display(self) -> str:
         if self.raw is not None:
