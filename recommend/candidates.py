@@ -5,6 +5,7 @@ search prices them, prunes by hard limits and screens the cheapest first."""
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from advisor.catalog.model import Catalog, InstanceType, VolumeType
 from advisor.layout.raid import data_members, write_copies
@@ -27,14 +28,15 @@ class Demand:
     capacity_gib: float
 
 
-def _iops_options(need: float, low: int, high: int) -> list[int]:
+@lru_cache(maxsize=1024)  # the same demand per member for every instance of a search
+def _iops_options(need: float, low: int, high: int) -> tuple[int, ...]:
     """The smallest grid value that covers `need` with 25 % slack, the one above, and `low`."""
     out = {low}
     above = [g for g in IOPS_GRID if low <= g <= high and g >= need * 1.25]
     out.update(above[:2])
     if not above and high >= low:
         out.add(high)
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 def _ebs_specs(inst: InstanceType, vt: VolumeType, demand: Demand) -> Iterator[LayoutSpec]:

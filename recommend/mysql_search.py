@@ -27,7 +27,8 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.sim.analytic import SteadyState, build_mix, steady_state
-from advisor.sim.analytic.mix import mix_cost
+from advisor.sim.analytic.mix import Mix, mix_cost
+from advisor.sim.analytic.phases import load_at
 from advisor.sim.credits import DailyCycle, bucket_days
 from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets
 from advisor.sim.stats import LatencyStats
@@ -42,7 +43,6 @@ from workloads.mysql_run import (
     flush_throttle_lag_s,
 )
 
-MAX_SCREENED = 40  # screen at most this many once enough pass, looking for variety
 UTILISATION_LIMIT = 0.95
 KneeKey = tuple[str | None, int, bool]  # (replica spec, replicas, confirmed by the DES)
 # The event simulation's check of one server at one load: independent replications (seeds
@@ -104,13 +104,6 @@ class Candidate:
         if self._plan is None:
             self._plan = compile_plan(self.layout, catalog, limits=self.limits(catalog))
         return self._plan
-
-
-def diverse(cands: list[Candidate]) -> bool:
-    """Passing candidates include one without RAID and at least two instance families."""
-    ok = [c for c in cands if c.ok]
-    families = {c.layout.spec.instance.split(".")[0] for c in ok}
-    return any(c.layout.spec.raid is None for c in ok) and len(families) >= 2
 
 
 def params_for(req: MysqlSizeRequest, replicas: int, tps: float) -> MysqlParams:
@@ -249,13 +242,19 @@ def _over(util: float) -> str:
     return f"{util:.0%}" if util < 10 else f"{util:,.0f}x"
 
 
-def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
-    """The server's steady state over the peak, with each credit bucket judged for this load:
-    at its baseline unless, day after day, it lasts the peak (`judge_buckets`)."""
+def _judged_mix(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> tuple[SimPlan, Mix]:
+    """The plan with each credit bucket judged for this load (at its baseline unless, day after
+    day, it lasts the peak: `judge_buckets`) and the server's mix on it."""
     mix = build_mix(plan, server.request_classes(), server.background_specs())
     judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     if judged is not plan:
         mix = build_mix(judged, server.request_classes(), server.background_specs())
+    return judged, mix
+
+
+def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
+    """The server's steady state over the peak, each credit bucket judged for this load."""
+    judged, mix = _judged_mix(plan, server, req)
     return steady_state(judged, mix, rate=server.rate_tps, duration_s=req.peak_hours * 3600)
 
 
@@ -514,11 +513,11 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
                                spec=key))
     cands.sort(key=lambda c: (round(c.monthly_usd, 2), c.layout.spec.count, c.spec))
     stats["considered"] += len(cands)
-    passing = verified = screened_after = 0
+    passing = verified = 0
     for c in cands:
-        # Enough survivors, and varied enough for the alternatives (one without RAID, more than
-        # one instance family), or the screen has looked far enough past the first survivors.
-        if passing >= want and (diverse(cands) or screened_after >= MAX_SCREENED):
+        # Enough survivors: the deployments pair only each role's cheapest few (`size.PAIRED`
+        # <= want), so a dearer survivor could be neither the answer nor an alternative.
+        if passing >= want:
             break
         server = server_for(req, c.layout, role, replicas, req.target_tps, measured)
         reason = _precheck(c, catalog, server, req)
@@ -529,8 +528,6 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
         plan = c.plan(catalog)
         c.stage = "screened"
         stats["screened"] += 1
-        if passing >= want:
-            screened_after += 1
         c.reason = _screen(c, plan, req, replicas, measured)
         if c.reason:
             continue
@@ -572,6 +569,19 @@ def _meets(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
            measured: TxnIo | None) -> bool:
     """The server meets the SLO at `tps` on the analytic engine, with CPU and apply to spare."""
     plan = c.plan(catalog)
+    if (replicas, tps) not in c._states:
+        # The cheap checks first: most of the knee's probes above it fail on the CPU, the
+        # applier or a saturated limit, and then their latency distributions are not needed.
+        server = server_for(req, c.layout, c.role, replicas, tps, measured)
+        if cpu_utilisation(server, c.layout) > CPU_LIMIT or (
+                c.role == "replica"
+                and apply_capacity_tps(server, plan, None) < server.params.write_tps):
+            return False
+        judged, mix = _judged_mix(plan, server, req)
+        util, backlog = load_at(judged, mix, rate=server.rate_tps,
+                                duration_s=req.peak_hours * 3600)
+        if backlog or util > UTILISATION_LIMIT:
+            return False
     server, st = _state(c, plan, req, replicas, tps, measured)
     if st.backlog or st.utilisation > UTILISATION_LIMIT or st.p99_s * 1000 > req.p99_ms:
         return False

@@ -4,6 +4,7 @@ multi-I/O requests (database transactions)."""
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TypeVar
 
 import numpy as np
@@ -89,23 +90,32 @@ class IoPart:
     sums: dict[int, Dist] = field(default_factory=dict, compare=False)  # k -> sum of k services
 
     def repeated(self, k: int) -> Dist:
-        """Sum of k services (kept: the same at every load), from the largest sum kept below k
-        one service at a time (a count's values are consecutive), else by binary powers."""
-        if k not in self.sums:
-            below = max((j for j in self.sums if j < k), default=None)
-            if below is not None and k - below <= 4:
-                out = self.sums[below]
-                for _ in range(k - below):
-                    out = convolve(out, self.service)
-                self.sums[k] = out
-            else:
-                self.sums[k] = repeat(self.service, k)
-        return self.sums[k]
+        """Sum of k services (kept: the same at every load)."""
+        return _repeated(self.service, self.sums, k)
 
     def count_sum(self) -> Dist:
         """Sum of a random number (`pmf`) of services."""
-        parts = [(p, self.repeated(k)) for k, p in self.pmf]
-        return parts[0][1] if len(parts) == 1 else mixture(parts)
+        return _count_sum(self.service, self.sums, self.pmf)
+
+
+def _repeated(service: Dist, sums: dict[int, Dist], k: int) -> Dist:
+    """Sum of k services, kept in `sums`: from the largest sum kept below k one service at a
+    time (a count's values are consecutive), else by binary powers."""
+    if k not in sums:
+        below = max((j for j in sums if j < k), default=None)
+        if below is not None and k - below <= 4:
+            out = sums[below]
+            for _ in range(k - below):
+                out = convolve(out, service)
+            sums[k] = out
+        else:
+            sums[k] = repeat(service, k)
+    return sums[k]
+
+
+def _count_sum(service: Dist, sums: dict[int, Dist], pmf: Pmf) -> Dist:
+    parts = [(p, _repeated(service, sums, k)) for k, p in pmf]
+    return parts[0][1] if len(parts) == 1 else mixture(parts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,25 +126,64 @@ class ClassParts:
     service: Dist  # the class's service time without queueing
 
 
-def io_part(plan: SimPlan, io: IoSpec) -> IoPart:
+def io_part(plan: SimPlan, io: IoSpec, sums: dict[int, Dist] | None = None) -> IoPart:
+    """The I/O on the plan; `sums` (k -> sum of k services) may be shared with other plans
+    alike in device and RAID geometry (`_services`)."""
     c, dist, _ = io_cost(plan, io.op, io.size_bytes, io.random)
     fan = 1
     if io.op in (0, 1, 2):
         fan = fanout(RAID_NAMES[plan.raid], plan.members, write=io.op in (1, 2),
                      size=io.size_bytes, chunk=plan.chunk_bytes).member_ios
     return IoPart(op=io.op, size_bytes=io.size_bytes, pmf=count_pmf(io.count, io.trials),
-                  rate=io.count, cost=c, member_ios=fan, service=dist)
+                  rate=io.count, cost=c, member_ios=fan, service=dist,
+                  sums={} if sums is None else sums)
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceKey:
+    """What a logical I/O's service time depends on: the device model (the first member's; the
+    members are alike) and the RAID geometry. Plans alike in it (any instance, any limits)
+    share service-time distributions and their sums (`_services`)."""
+
+    raid: int
+    members: int
+    chunk_bytes: int
+    mu: tuple[float, ...]  # per op (read, write)
+    sigma: tuple[float, ...]
+    ptail: tuple[float, ...]
+    tail_lo: tuple[float, ...]
+    tail_hi: tuple[float, ...]
+    xfer_bps: float
+    flush_s: float
+    serial: bool
+
+
+def device_key(plan: SimPlan) -> DeviceKey:
+    def row(a: NDArray[np.float64]) -> tuple[float, ...]:
+        return tuple(float(x) for x in a[0])
+
+    return DeviceKey(raid=int(plan.raid), members=int(plan.members),
+                     chunk_bytes=int(plan.chunk_bytes), mu=row(plan.dev_mu),
+                     sigma=row(plan.dev_sigma), ptail=row(plan.dev_ptail),
+                     tail_lo=row(plan.dev_tail_lo), tail_hi=row(plan.dev_tail_hi),
+                     xfer_bps=float(plan.dev_xfer_bps[0]), flush_s=float(plan.dev_flush_s[0]),
+                     serial=bool(plan.dev_serial[0]))
 
 
 def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> Dist:
     """Service time of a logical I/O on `fan` members (completes with the slowest)."""
+    return _service_dist(device_key(plan), op, size, fan, flush)
+
+
+@lru_cache(maxsize=4096)
+def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
     u = grid()
     z = normal_grid()
-    mu, sigma = plan.dev_mu[0, op], plan.dev_sigma[0, op]
-    pt, lo, hi = plan.dev_ptail[0, op], plan.dev_tail_lo[0, op], plan.dev_tail_hi[0, op]
+    mu, sigma = dev.mu[op], dev.sigma[op]
+    pt, lo, hi = dev.ptail[op], dev.tail_lo[op], dev.tail_hi[op]
     body = np.exp(mu + sigma * z)
     tail = np.exp(lo + u * (hi - lo))
-    extra = size / plan.dev_xfer_bps[0] + (plan.dev_flush_s[0] if flush else 0.0)
+    extra = size / dev.xfer_bps + (dev.flush_s if flush else 0.0)
     values = np.concatenate([body, tail]) + extra
     weights = np.concatenate([np.full(GRID, (1 - pt) / GRID), np.full(GRID, pt / GRID)])
     order = np.argsort(values)
@@ -144,7 +193,14 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
         cdf /= cdf[-1]
         prev = np.concatenate(([0.0], cdf[:-1]))
         weights = cdf**fan - prev**fan
-    return Dist(values, weights)
+    return _frozen(Dist(values, weights))
+
+
+def _frozen(d: Dist) -> Dist:
+    """The distribution with read-only arrays: it is shared between plans and requests."""
+    d.values.flags.writeable = False
+    d.weights.flags.writeable = False
+    return d
 
 
 def _memo(plan: SimPlan, key: Hashable, make: Callable[[], T]) -> T:
@@ -230,21 +286,28 @@ def mix_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
 
 
 def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
-    cost = _charge(plan, op, size, random)
+    dist, serial = logical_service(device_key(plan), op, size)
+    return _charge(plan, op, size, random), dist, serial
+
+
+@lru_cache(maxsize=4096)
+def logical_service(dev: DeviceKey, op: int, size: float) -> tuple[Dist, float]:
+    """(service distribution, serial-device seconds) of one logical I/O on a device and RAID
+    geometry (shared by every plan alike in them; read-only)."""
     if op == 3:  # flush only: no limiter cost, the device's flush time
-        return cost, Dist(np.array([plan.dev_flush_s[0]]), np.array([1.0])), 0.0
+        return _frozen(Dist(np.array([dev.flush_s]), np.array([1.0]))), 0.0
     if op == 4:  # CPU time: `size` microseconds, no device
-        return cost, Dist(np.array([size * 1e-6]), np.array([1.0])), 0.0
+        return _frozen(Dist(np.array([size * 1e-6]), np.array([1.0]))), 0.0
     write = op in (1, 2)
-    fan = fanout(RAID_NAMES[plan.raid], plan.members, write=write, size=size,
-                 chunk=plan.chunk_bytes)
+    fan = fanout(RAID_NAMES[dev.raid], dev.members, write=write, size=size,
+                 chunk=dev.chunk_bytes)
     member_ios, sub = fan.member_ios, fan.piece_size
     wop = 1 if write else 0
-    dist = service_dist(plan, wop, sub, member_ios, flush=op == 2)
+    dist = _service_dist(dev, wop, sub, member_ios, op == 2)
     serial = 0.0
-    if plan.dev_serial[0]:  # busy seconds summed over the members the I/O occupies
-        serial = member_ios * service_dist(plan, wop, sub, 1, flush=op == 2).mean
-    return cost, dist, serial
+    if dev.serial:  # busy seconds summed over the members the I/O occupies
+        serial = member_ios * _service_dist(dev, wop, sub, 1, op == 2).mean
+    return dist, serial
 
 
 def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
@@ -298,42 +361,76 @@ class _Foreground:
     classes: tuple[ClassParts, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _Services:
+    """The service-time part of a foreground: sums of distributions, the same on every plan alike
+    in device and RAID geometry (any instance, any limits), so computed once for all of them."""
+
+    service: Dist
+    read_service: Dist
+    write_service: Dist
+    class_services: tuple[Dist, ...]
+    sums: tuple[tuple[dict[int, Dist], ...], ...]  # per class, per I/O: k -> sum of k services
+
+
+# Bounded: a sizing meets a few dozen device geometries x request shapes; each entry holds its
+# sums of services (up to a few MB).
+@lru_cache(maxsize=64)
+def _services(dev: DeviceKey, classes: tuple[RequestClass, ...]) -> _Services:
+    parts: list[tuple[float, Dist]] = []
+    by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
+    totals: list[Dist] = []
+    sums: list[tuple[dict[int, Dist], ...]] = []
+    for cls in classes:
+        total = ZERO
+        cls_sums = []
+        for io in cls.ios:
+            service, _ = logical_service(dev, io.op, io.size_bytes)
+            io_sums: dict[int, Dist] = {}
+            cls_sums.append(io_sums)
+            if io.count > 0:
+                total = convolve(total, _count_sum(service, io_sums,
+                                                   count_pmf(io.count, io.trials)))
+        sums.append(tuple(cls_sums))
+        totals.append(total)
+        parts.append((cls.probability, total))
+        by_kind[cls.kind].append((cls.probability, total))
+    return _Services(service=mixture(parts),
+                     read_service=mixture(by_kind[0]) if by_kind[0] else ZERO,
+                     write_service=mixture(by_kind[1]) if by_kind[1] else ZERO,
+                     class_services=tuple(totals), sums=tuple(sums))
+
+
 def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground:
+    svc = _services(device_key(plan), classes)
     fg = np.zeros(plan.n_limits)
     cost_sq = np.zeros(plan.n_limits)
     serial = 0.0
-    parts: list[tuple[float, Dist]] = []
-    by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
     nbytes = 0.0
     n_io = [0.0, 0.0]
     n_fg = 0.0
     out: list[ClassParts] = []
-    for cls in classes:
-        total = ZERO
+    for cls, total, cls_sums in zip(classes, svc.class_services, svc.sums, strict=True):
         ios = []
-        for io in cls.ios:
+        for io, io_sums in zip(cls.ios, cls_sums, strict=True):
             c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
-            part = io_part(plan, io)
-            ios.append(part)
+            ios.append(io_part(plan, io, io_sums))
             if io.op in (0, 1, 2):
                 n_io[0 if io.op == 0 else 1] += cls.probability * io.count
                 n_fg += cls.probability * io.count
             fg += cls.probability * io.count * c
             cost_sq += cls.probability * io.count * c * c
             serial += cls.probability * io.count * ser
-            total = convolve(total, part.count_sum()) if io.count > 0 else total
             nbytes += cls.probability * io.count * io.size_bytes
         out.append(ClassParts(probability=cls.probability, kind=cls.kind, ios=tuple(ios),
                               service=total))
-        parts.append((cls.probability, total))
-        by_kind[cls.kind].append((cls.probability, total))
     fg.flags.writeable = False
     cost_sq.flags.writeable = False
     return _Foreground(cost=fg, cost_sq=cost_sq, serial=serial, nbytes=nbytes,
-                       n_io=(n_io[0], n_io[1]), n_fg=n_fg, service=mixture(parts),
-                       read_service=mixture(by_kind[0]) if by_kind[0] else ZERO,
-                       write_service=mixture(by_kind[1]) if by_kind[1] else ZERO,
-                       reads=sum(p for p, _ in by_kind[0]), classes=tuple(out))
+                       n_io=(n_io[0], n_io[1]), n_fg=n_fg, service=svc.service,
+                       read_service=svc.read_service, write_service=svc.write_service,
+                       reads=sum(cls.probability for cls in classes if cls.kind == 0),
+                       classes=tuple(out))
 
 
 def _sig(x: float, digits: int = 12) -> float:

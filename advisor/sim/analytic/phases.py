@@ -98,6 +98,16 @@ def run_phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float |
     return phases
 
 
+def load_at(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> tuple[float, bool]:
+    """(utilisation of the binding limit, backlog) in the last phase of an open loop at `rate`
+    requests/s: what `steady_state` reports of them, without its latency distributions (the
+    costly part), for searches that reject a saturated load before asking its latency."""
+    last = run_phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)[-1]
+    if last.backlog_slope > 0:
+        return rate / last.capacity, True
+    return (last.x / last.capacity if math.isfinite(last.capacity) else 0.0), False
+
+
 def latency_dist(mix: Mix, phases: list[Phase], service: Dist) -> Dist:
     parts = []
     for ph in phases:
