@@ -14,7 +14,9 @@ file (stopped at the end). Every request is a real HTTP round trip that also sto
 3. concurrent: 50 clients (threads, one httpx.Client each) sending the warm request at once;
    latency per request, throughput, and every non-201 answer or transport error counted.
 4. (--cold-clients N) N clients at once, each with its own uncached request: the worst case,
-   every request a full sizing search competing for the CPUs.
+   every request a full sizing search competing for the CPUs. Beyond the server's workers and
+   queue (ADVISOR_API_WORKERS, ADVISOR_API_QUEUE) they get 503 + Retry-After, counted here as
+   errors; bench/api_load.py counts them apart, with latency, and can retry as told.
 
 Figures are percentiles of the measured requests (nearest rank); run it twice to see the noise.
 """
