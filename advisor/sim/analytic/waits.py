@@ -471,13 +471,15 @@ def regressed_sum(wait: Dist, k: int, chain: Chain) -> Dist:
                  np.concatenate(([1 - chain.fresh], chain.fresh * wait.weights / wsum)))
     parts = []
     for n0 in np.unique(dead):
-        sel = dead == n0
-        pw = float(wait.weights[sel].sum()) / wsum
-        if pw <= 0:
-            continue
-        if n0 == 0:
-            parts.append((pw, Dist(total[sel], wait.weights[sel])))
-        else:  # these start with waits that die out: their regressed part as its mean
+        for sel in ((dead == n0) & (total <= 0), (dead == n0) & (total > 0)):
+            pw = float(wait.weights[sel].sum()) / wsum
+            if pw <= 0:
+                continue
+            if n0 == 0:
+                parts.append((pw, Dist(total[sel], wait.weights[sel])))
+                continue
+            # Waits that died out: their sum as its mean (0 for a request that met no queue),
+            # then the fresh ones.
             shift = float(np.dot(total[sel], wait.weights[sel]) / wait.weights[sel].sum())
             parts.append((pw, correlated_sum(fresh, int(n0), 0.0).shifted(shift)))
     return parts[0][1] if len(parts) == 1 else mixture(parts)
