@@ -114,3 +114,28 @@ def test_the_backlog_of_an_open_loop_is_drawn_not_counted() -> None:
     backlog = arrivals.unserved(0.0)
     assert time.perf_counter() - started < 0.1
     assert abs(backlog - 8.64e10) < 6 * (8.64e10 ** 0.5)  # within 6 sigma of rate x time
+
+
+@pytest.mark.parametrize(("field", "value", "problem"), [
+    ("threads", 10**400, "field threads a 400-digit number: a whole number from 1 to 4,096"),
+    ("read_iops", float("nan"), "field read_iops nan: a finite number of at least 0"),
+    ("block_bytes", -1, "field block_bytes -1: a whole number from 512"),
+])
+def test_a_calibration_profile_s_figures_are_checked_before_use(field: str, value: object,
+                                                                 problem: str) -> None:
+    """`advisor validate` reads a user's profile: a 400-digit thread count was an OverflowError
+    (exit 3) in the simulator; now one line names the run and the field."""
+    import copy
+    import json
+    from pathlib import Path
+
+    from advisor.catalog import builtin_catalog, extend_catalog
+    from workloads.validate import validate_profile
+
+    fixture = Path(__file__).parent / "workloads" / "fixtures" / "calibration-this-vm.json"
+    profile = json.loads(fixture.read_text())
+    calibration = copy.deepcopy(profile["calibration"])
+    calibration["runs"][0][field] = value
+    with pytest.raises(InvalidInput, match=re.escape(f"calibration run 1: {problem}")):
+        validate_profile(extend_catalog(builtin_catalog(), "profile", json.dumps(profile)),
+                         "vda-this-machine", calibration, duration_s=0.5)

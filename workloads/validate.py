@@ -1,6 +1,7 @@
 """Model vs measurement: simulate a calibration's own patterns on the device profile fitted from
 it, and report the error of each case (BRIEF section 7: +-20 % on this machine's disk)."""
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +21,53 @@ def _pct(sim: float | None, meas: float | None) -> float | None:
     return round((sim / meas - 1) * 100, 1)
 
 
+# What a calibration run may hold (a profile is a user file: figures are checked before use).
+RUN_WHOLE = {"threads": (1, 4096), "iodepth": (1, 4096), "block_bytes": (512, 2**30)}
+RUN_FIGURES = ("read_iops", "write_iops")
+MAX_IN_FLIGHT = 65_536
+
+
+def _whole(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        from advisor.options import show_value
+
+        raise InvalidInput(f"{where} {show_value(value)}: a whole number from {low:,} to "
+                           f"{high:,}")
+    return value
+
+
+def _figure(value: Any, where: str) -> None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if value is not None and not (ok and math.isfinite(value) and 0 <= value <= 1e12):
+        from advisor.options import show_value
+
+        raise InvalidInput(f"{where} {show_value(value)}: a finite number of at least 0")
+
+
+def _checked_run(index: int, run: Any) -> dict[str, Any]:
+    """A calibration run whose figures are of the right type and range, or InvalidInput naming
+    the run and the field."""
+    where = f"calibration run {index + 1}"
+    if not isinstance(run, dict):
+        raise InvalidInput(f"{where}: not an object")
+    for name, (low, high) in RUN_WHOLE.items():
+        if run.get(name) is not None:
+            _whole(run[name], f"{where}: field {name}", low, high)
+    if int(run.get("threads") or 1) * int(run.get("iodepth") or 1) > MAX_IN_FLIGHT:
+        raise InvalidInput(f"{where}: threads x iodepth over {MAX_IN_FLIGHT:,}")
+    for name in RUN_FIGURES:
+        _figure(run.get(name), f"{where}: field {name}")
+    for key in ("percentiles_ms", "latency_ms"):
+        latency = run.get(key)
+        if latency is None:
+            continue
+        if not isinstance(latency, dict):
+            raise InvalidInput(f"{where}: field {key} is not an object")
+        for name, value in latency.items():
+            _figure(value, f"{where}: field {key}.{name}")
+    return run
+
+
 def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any], *,
                      duration_s: float = 10.0, seed: int = 1,
                      progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
@@ -28,10 +76,14 @@ def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any],
         known = ", ".join(sorted(catalog.local_devices)) or "none"
         raise InvalidInput(f"device {device!r} is not in the profile (it has: {known})")
     runs = calibration.get("runs") or []
+    if not isinstance(runs, list):
+        raise InvalidInput("the profile's calibration runs are not a list")
     if not runs:
         raise InvalidInput("the profile holds no calibration runs to compare with")
+    runs = [_checked_run(i, run) for i, run in enumerate(runs)]
     layout = resolve(f"localhost:local:{device}", catalog)
-    span = int(calibration.get("size_bytes") or 2**30)
+    span = _whole(calibration.get("size_bytes") or 2**30, "calibration: field size_bytes",
+                  1, 2**50)
     rows = []
     for done, run in enumerate(runs):
         if progress:
