@@ -38,6 +38,8 @@ ACT_SLO = {"gt_1ms_pct": 5, "gt_8ms_pct": 1, "gt_64ms_pct": 0.1}
 def _replicas_text(text: str) -> int | None:
     if text.strip().lower() == "auto":
         return None
+    if not text.strip().isascii():  # int() reads other scripts' digits ('٣' is 3)
+        raise FieldError("replicas", text, "a whole number or auto")
     try:
         return int(text)
     except ValueError:

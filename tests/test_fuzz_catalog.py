@@ -103,6 +103,7 @@ def test_a_user_figure_is_refused_in_one_line_or_simulates_finitely(
     ("latency_profiles", ("write", "tail_max_ms"), math.inf, "finite number"),
     ("latency_profiles", ("transfer_mibps",), 1e-300, "greater than or equal to 0.1"),
     ("instance_types", ("ebs", "max_iops"), 1e15, "less than or equal to 1000000000"),
+    ("instance_types", ("store", "read_iops"), 1e-300, "greater than or equal to 1"),
 ])
 def test_absurd_catalog_figures_are_refused_naming_the_field(
         kind: str, path: tuple[str, ...], value: float, problem: str) -> None:

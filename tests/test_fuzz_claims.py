@@ -29,6 +29,7 @@ THREADS_64 = "threads=" + ",".join(str(i) for i in range(1, 65))
     (["simulate", GP2, "--file-test-mode", "rndwr", "--file-fsync-freq", "-1"],
      "--file-fsync-freq -1: must be 0 or more"),
     (["size", "--p99-ms", "1e-300"], "--p99-ms 1e-300: must be at least 0.01"),
+    (["size", "--replicas", "٣"], "--replicas '٣': a whole number or auto"),
     # layout specs: ASCII, short numbers, a chunk no I/O exceeds
     (["layout", "m5d.large:gp2:" + "9" * 5000 + "GiB"], "too long for a layout spec"),
     (["layout", "m5.large:io1:100GiB:" + "9" * 50 + "iops"], "number too large (50 digits"),

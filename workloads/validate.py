@@ -72,6 +72,10 @@ def validate_profile(catalog: Catalog, device: str, calibration: dict[str, Any],
                      duration_s: float = 10.0, seed: int = 1,
                      progress: Callable[[int, float], None] | None = None) -> dict[str, Any]:
     """Measured vs simulated IOPS and latency percentiles for every calibration run."""
+    if isinstance(seed, bool) or not 0 <= seed < 2**63:
+        from advisor.options import show_value
+
+        raise InvalidInput(f"--seed {show_value(seed)}: must be from 0 to 2**63 - 1")
     if device not in catalog.local_devices:
         known = ", ".join(sorted(catalog.local_devices)) or "none"
         raise InvalidInput(f"device {device!r} is not in the profile (it has: {known})")

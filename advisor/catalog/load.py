@@ -49,8 +49,10 @@ MAX_USD = 1e6  # per hour, GiB-month, IOPS-month or MiB/s-month
 MAX_ENTRIES = {"instance types": 2_000, "volume types": 100, "latency profiles": 1_000,
                "local devices": 1_000}
 Ms = Annotated[float, Field(ge=0, le=MAX_MS)]
-Iops = Annotated[float, Field(gt=0, le=MAX_IOPS)]
-Mibps = Annotated[float, Field(gt=0, le=MAX_MIBPS)]
+# At least 1 I/O and 0.01 MiB/s a second: 1e-300 IOPS made every I/O take 1e300 s (inf in the
+# event simulation's clock).
+Iops = Annotated[float, Field(ge=1, le=MAX_IOPS)]
+Mibps = Annotated[float, Field(ge=0.01, le=MAX_MIBPS)]
 Usd = Annotated[float, Field(ge=0, le=MAX_USD)]
 
 
