@@ -163,6 +163,13 @@ class MysqlDeployment:
     knee_engine: str
     headroom_pct: float
 
+    def verified_p99(self, load: str) -> tuple[str, DesLoad] | None:
+        """The slowest server's event-simulation check at `load` (target, headroom or knee)
+        with its role, or None when no server was checked there."""
+        checked = [(role, x) for role, v in self.verified.items() for x in v.loads
+                   if x.load == load]
+        return max(checked, key=lambda c: c[1].p99_ms) if checked else None
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActVerdict:

@@ -119,12 +119,11 @@ def _des_tiles(rec: MysqlDeployment) -> list[dict[str, str]]:
     tiles = []
     for load, label, analytic in (("target", "p99 at target load", rec.p99_ms),
                                   ("headroom", "p99 with headroom", rec.p99_ms_at_headroom)):
-        checked = [(x.p99_ms, role, x) for role, v in rec.verified.items() for x in v.loads
-                   if x.load == load]
+        checked = rec.verified_p99(load)
         if checked:
-            p99, role, x = max(checked, key=lambda c: c[0])
+            role, x = checked
             lo, hi = x.p99_ci95_ms
-            tiles.append(_tile(label, fmt_value(p99, " ms"),
+            tiles.append(_tile(label, fmt_value(x.p99_ms, " ms"),
                                f"event simulation, {role}; 95 % interval {lo:,.2f}-{hi:,.2f} ms"))
         elif load == "headroom" and rec.verified:
             role, v = max(rec.verified.items(), key=lambda kv: kv[1].des_p99_ms_at_headroom)
