@@ -402,7 +402,7 @@ def _services(dev: DeviceKey, classes: tuple[RequestClass, ...]) -> _Services:
 
 
 def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground:
-    svc = _services(device_key(plan), classes)
+    svc = _services(device_key(plan), _canonical(classes, SERVICE_DIGITS))
     fg = np.zeros(plan.n_limits)
     cost_sq = np.zeros(plan.n_limits)
     serial = 0.0
@@ -414,7 +414,8 @@ def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground
         ios = []
         for io, io_sums in zip(cls.ios, cls_sums, strict=True):
             c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
-            ios.append(io_part(plan, io, io_sums))
+            # A copy: a sum this plan asks for beyond the shared ones stays its own.
+            ios.append(io_part(plan, io, dict(io_sums)))
             if io.op in (0, 1, 2):
                 n_io[0 if io.op == 0 else 1] += cls.probability * io.count
                 n_fg += cls.probability * io.count
@@ -437,13 +438,19 @@ def _sig(x: float, digits: int = 12) -> float:
     return float(f"{x:.{digits}g}")
 
 
-def _canonical(classes: tuple[RequestClass, ...]) -> tuple[RequestClass, ...]:
-    """The classes with probabilities and counts to 12 significant digits: a count derived
-    from the load in floating point differs in its last bits from load to load, which would
-    defeat the per-plan memo of the service times."""
-    return tuple(RequestClass(probability=_sig(c.probability), kind=c.kind, ios=tuple(
-        IoSpec(op=io.op, size_bytes=io.size_bytes, count=_sig(io.count), random=io.random,
-               trials=io.trials) for io in c.ios)) for c in classes)
+# The service-time sums are keyed by counts to 9 significant digits: a count derived from the
+# load (page reads per transaction from the buffer pool's miss ratio) comes out of floating point
+# differing from load to load in its 11th-12th digit, which would make each load a new key.
+SERVICE_DIGITS = 9
+
+
+def _canonical(classes: tuple[RequestClass, ...], digits: int = 12) -> tuple[RequestClass, ...]:
+    """The classes with probabilities and counts to `digits` significant digits: a count
+    derived from the load in floating point differs in its last bits from load to load, which
+    would defeat the per-plan memo of the service times."""
+    return tuple(RequestClass(probability=_sig(c.probability, digits), kind=c.kind, ios=tuple(
+        IoSpec(op=io.op, size_bytes=io.size_bytes, count=_sig(io.count, digits),
+               random=io.random, trials=io.trials) for io in c.ios)) for c in classes)
 
 
 def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
