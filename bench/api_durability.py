@@ -26,9 +26,7 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,37 +35,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from live_server import start_server
 
 BODY = {"spec": "m5d.large:gp2:385GiB", "rw": "randrw", "iodepth": 8, "duration": 5,
         "engine": "analytic"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "ADVISOR_DATABASE_URL": f"sqlite:///{db}"}
-    env.pop("ADVISOR_API_TOKEN", None)
-    log = db.with_suffix(f".{port}.log").open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli.main", "serve", "--port",
-                             str(port), "--log-level", "warning"], env=env, cwd=db.parent,
-                            stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"advisor serve exited with {proc.returncode} (log: {log.name})")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("advisor serve did not answer /healthz within 60 s")
 
 
 def children(pid: int) -> set[int]:
@@ -123,7 +94,7 @@ def run(args: argparse.Namespace, db: Path) -> dict[str, Any]:
     acked: dict[str, Any] = {}
     rounds: list[dict[str, Any]] = []
     for n in range(args.rounds):
-        proc, url = start_server(db)
+        proc, url = start_server(db, log=db.with_suffix(".log").open("ab"))
         sample = rng.sample(sorted(acked), min(5, len(acked)))
         served = sum(httpx.get(f"{url}/v1/runs/{run_id}", timeout=30).status_code == 200
                      for run_id in sample)

@@ -23,7 +23,6 @@ import argparse
 import json
 import math
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from live_server import start_server
 
 BODY = {"tps": 627, "reads": 3.25}
 
@@ -52,36 +52,6 @@ def stats(ms: list[float]) -> dict[str, Any]:
 
     return {"n": len(ms), "p50_ms": r(percentile(ms, 50)), "p99_ms": r(percentile(ms, 99)),
             "max_ms": r(max(ms) if ms else None)}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path, env_extra: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
-    """`advisor serve` on a free loopback port; its output goes to a log beside the database."""
-    port = free_port()
-    env = {**os.environ, "ADVISOR_DATABASE_URL": f"sqlite:///{db}", **env_extra}
-    env.pop("ADVISOR_API_TOKEN", None)
-    log = db.with_suffix(".log").open("wb")
-    # From the scratch directory: `python -m` puts the working directory first on the path.
-    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli.main", "serve", "--port",
-                             str(port), "--log-level", "warning"], env=env, cwd=db.parent,
-                            stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"advisor serve exited with {proc.returncode}")
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("advisor serve did not answer /healthz within 60 s")
 
 
 class Tally:
@@ -236,7 +206,8 @@ def main() -> int:
         res = run(args.url, args)
     else:
         with tempfile.TemporaryDirectory() as tmp:
-            proc, url = start_server(Path(tmp) / "runs.sqlite3", env_extra)
+            db = Path(tmp) / "runs.sqlite3"
+            proc, url = start_server(db, env_extra, log=db.with_suffix(".log").open("wb"))
             try:
                 res = run(url, args)
             finally:

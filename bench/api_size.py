@@ -25,9 +25,6 @@ import argparse
 import json
 import math
 import os
-import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -35,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from live_server import start_server
 
 BODY = {"tps": 627, "reads": 3.25}
 UNCACHED_P50_TARGET_MS = 150.0
@@ -109,33 +107,6 @@ def concurrent(url: str, clients: int, per_client: int, *, cold: bool = False) -
     for t in threads:
         t.join()
     return summary(ms, errors, time.perf_counter() - began)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    env = {**os.environ, "ADVISOR_DATABASE_URL": f"sqlite:///{db}"}
-    env.pop("ADVISOR_API_TOKEN", None)
-    # Run from the scratch directory: `python -m` puts the working directory first on the path,
-    # which would shadow the code under test ($PYTHONPATH, or the install) with a checkout.
-    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli.main", "serve", "--port",
-                             str(port), "--log-level", "warning"], env=env, cwd=db.parent,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("advisor serve did not start within 60 s")
 
 
 def healthz(url: str, n: int) -> dict[str, Any]:
