@@ -110,10 +110,19 @@ def _wide(build: Callable[[bool], Table]) -> None:
 
 
 def _numbers(option: str, text: str, kind: type[int] | type[float]) -> tuple[Any, ...]:
+    from advisor.options import MAX_NUMBER_TEXT, show_value
+
+    parts = [part for part in text.split(",") if part.strip()]
+    # A number longer than this is no thread count or rate (and int() of thousands of digits
+    # is slow): refused before it is parsed, quoted as an excerpt.
+    if any(len(part.strip()) > MAX_NUMBER_TEXT for part in parts):
+        raise InvalidInput(f"{option} {show_value(text)}: a number of more than "
+                           f"{MAX_NUMBER_TEXT} characters")
     try:
-        values = tuple(kind(part) for part in text.split(",") if part.strip())
+        values = tuple(kind(part) for part in parts)
     except ValueError:
-        raise InvalidInput(f"{option} {text!r} is not a comma-separated list of numbers") from None
+        raise InvalidInput(f"{option} {show_value(text)} is not a comma-separated list of "
+                           "numbers") from None
     if not values:
         raise InvalidInput(f"{option} is empty")
     return values
@@ -221,7 +230,8 @@ def _replay(
 
     config = ReplayConfig(
         reads_per_write=reads, ramp=_numbers("--ramp", ramp, int),
-        rates_tps=_numbers("--rate", rate, float) if rate else (), duration_s=duration,
+        rates_tps=_numbers("--rate", rate, float) if rate is not None else (),
+        duration_s=duration,
         warmup_s=warmup, rows=rows, seed=seed,
     )
     config.validate()
@@ -325,7 +335,7 @@ def _print_device(document: dict[str, Any]) -> None:
 
 
 def calibrate_command(
-    path: Annotated[Path | None, typer.Option(
+    path: Annotated[str | None, typer.Option(  # str: an empty --path is refused, not '.'
         "--path", help="directory on the disk to measure (created if missing; test files are "
         "created and removed)",
         show_default=False)] = None,
@@ -355,7 +365,12 @@ def calibrate_command(
         from advisor.userfiles import check_output
 
         check_output(out, what="profile")  # before the measurements, not after them
-        document, name = _calibrate(path, size, time_s, threads, block_size, name, import_fio,
+        if path is not None and not path.strip():
+            from advisor.options import show_value
+
+            raise InvalidInput(f"--path {show_value(path)}: empty: give the directory to measure")
+        document, name = _calibrate(None if path is None else Path(path), size, time_s,
+                                    threads, block_size, name, import_fio,
                                     import_sysbench or [])
         from advisor.userfiles import write_json
 

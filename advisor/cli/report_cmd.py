@@ -1,6 +1,7 @@
 """`advisor report RESULT.json --out FILE.html`, and the `--report` / `--save` steps that `size`
 and `simulate` run after their result is computed."""
 
+import math
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
@@ -68,17 +69,48 @@ def report(
         finally:
             store.close()
         if stored is None:
-            raise InvalidInput(f"--run {run}: no such run in {store.location}")
+            from advisor.options import show_value
+
+            raise InvalidInput(f"--run {show_value(run)}: no such run in {store.location}")
         data, run_id = stored.result, stored.id
         created = stored.created_at.isoformat(timespec="seconds")
     else:
         assert result is not None
         data = read_result(result)
+        _check_finite(data, str(result))
     other = read_result(compare) if compare is not None else None
+    if other is not None:
+        _check_finite(other, str(compare))
     html = render_report(data, catalog=load(catalog), compare=other, run_id=run_id,
                          created_at=created)
     write_html(target, html)
     err_console.print(f"wrote {target}", highlight=False, soft_wrap=True)
+
+
+def _non_finite(value: Any, where: str) -> str | None:
+    """The JSON path of the first NaN or infinity in `value`, or None (iterative: a deep file
+    was already refused by the reader, but no recursion limit is needed here either)."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        item, at = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return at
+        if isinstance(item, dict):
+            stack.extend((v, f"{at}.{k}") for k, v in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in reversed(list(enumerate(item))))
+    return None
+
+
+def _check_finite(data: dict[str, Any], source: str) -> None:
+    """A result holds finite numbers only: NaN or Infinity (which Python's JSON reader accepts)
+    would be drawn as a broken chart or a silent 'nan ms', so the file is refused in one line."""
+    at = _non_finite(data, "")
+    if at is not None:
+        from advisor.options import show_value
+
+        raise InvalidInput(f"{source}: not a result this advisor wrote: "
+                           f"{show_value(at.lstrip('.'))} is not a finite number")
 
 
 def _plain(value: Any) -> Any:

@@ -37,6 +37,31 @@ class LogLevel(str, Enum):
 
 
 _APP_FACTORY = "api.app:create_app"
+MAX_HOST_CHARS = 253  # the longest DNS name (RFC 1035)
+
+
+def _check_host(host: str, port: int) -> None:
+    """The address resolves to one this host can listen on, or one line naming --host (before
+    uvicorn starts: its own failure is a log line and exit 3)."""
+    import socket
+
+    from advisor.errors import InvalidInput
+    from advisor.options import show_value
+
+    if not host.strip():
+        raise InvalidInput(f"--host {show_value(host)}: empty: give an address like 127.0.0.1 "
+                           "(this host only) or 0.0.0.0 (every interface)")
+    if len(host) > MAX_HOST_CHARS:
+        raise InvalidInput(f"--host {show_value(host)}: longer than a host name can be "
+                           f"({MAX_HOST_CHARS} characters)")
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise InvalidInput(f"--host {show_value(host)}: cannot be resolved "
+                           f"({exc.strerror or exc})") from None
+    except (UnicodeError, ValueError) as exc:  # an IDNA label over 63 characters, a NUL
+        raise InvalidInput(f"--host {show_value(host)}: not a host name or address "
+                           f"({str(exc).split(' (')[0]})") from None
 
 
 def register(app: typer.Typer) -> None:
@@ -49,6 +74,7 @@ def serve(
     log_level: Annotated[LogLevel, typer.Option(
         case_sensitive=False, help="how much the server logs")] = LogLevel.info,
 ) -> None:
+    _check_host(host, port)
     import uvicorn
 
     logging.basicConfig(level=getattr(logging, log_level.value.upper()),

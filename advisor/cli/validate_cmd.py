@@ -55,6 +55,12 @@ def validate(
             raise InvalidInput(f"{profile}: holds no local device (write one with advisor "
                                "calibrate)")
         device = str(names[0])
+    elif device not in names:
+        from advisor.options import show_value
+
+        held = ", ".join(map(str, names[:5])) + (", ..." if len(names) > 5 else "")
+        raise InvalidInput(f"--device {show_value(device)}: not in {profile} "
+                           f"({f'it holds {held}' if names else 'it holds no local device'})")
     if duration <= 0 or duration > 3600:
         raise InvalidInput(f"--duration {duration:g}: must be between 0 and 3600 s")
     runs = len((raw.get("calibration") or {}).get("runs") or [])

@@ -184,7 +184,7 @@ def test_no_direct_io_is_detected(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         ({"threads": (0,)}, "--threads must list thread counts >= 1"),
         ({"block_bytes": 1000}, "--block-size 1000 must be a multiple of 512"),
         ({"size_bytes": 2**20}, "--size must be at least 128 x --block-size"),
-        ({"time_s": 0}, "--time 0 must be at least 1 second"),
+        ({"time_s": 0}, "--time 0: must be between 1 and 3,600 seconds"),
     ],
 )
 def test_bad_plans_are_refused(tmp_path: Path, overrides: dict[str, Any], message: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from advisor.errors import InvalidInput
 from advisor.io_modes import CALIBRATION_MODES
+from advisor.options import show_value
 from advisor.units import GIB, KIB
 from workloads.real.clock import Clock, SystemClock, wall_time_iso
 from workloads.real.device_profile import check_name, fit_profile
@@ -31,6 +32,11 @@ from workloads.real.sysbench import (
 CalibrationProgress = Callable[[int, int, str], None]  # (done, total, what runs now)
 FILE_NUM = 128  # sysbench's default --file-num
 FLUSH_PROBES = 100
+# Beyond the deepest device queue (NVMe: 1,023 commands per queue) more sysbench threads only
+# wait in the kernel: they measure the scheduler, not the disk, and cost one OS thread each.
+MAX_THREADS = 1024
+MAX_THREAD_STEPS = 32  # each count runs every mode: 32 counts x 4 modes is already long
+MAX_TIME_S = 3600  # seconds per run: an hour per mode and thread count
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -44,11 +50,19 @@ class CalibrationPlan:
     modes: tuple[str, ...] = CALIBRATION_MODES
 
     def validate(self) -> None:
+        """Bounds checked before anything runs (no sysbench thread or test file yet)."""
         check_name(self.name)
-        if self.time_s < 1:
-            raise InvalidInput(f"--time {self.time_s} must be at least 1 second")
+        if not 1 <= self.time_s <= MAX_TIME_S:
+            raise InvalidInput(f"--time {show_value(self.time_s)}: must be between 1 and "
+                               f"{MAX_TIME_S:,} seconds per run")
         if not self.threads or min(self.threads) < 1:
             raise InvalidInput("--threads must list thread counts >= 1, like 1,4,16")
+        if max(self.threads) > MAX_THREADS:
+            raise InvalidInput(f"--threads {show_value(max(self.threads))}: at most "
+                               f"{MAX_THREADS:,} threads (more only queue in the kernel)")
+        if len(self.threads) > MAX_THREAD_STEPS:
+            raise InvalidInput(f"--threads lists {len(self.threads):,} counts: at most "
+                               f"{MAX_THREAD_STEPS}")
         if self.block_bytes < 512 or self.block_bytes % 512:
             raise InvalidInput(
                 f"--block-size {self.block_bytes} must be a multiple of 512 bytes (direct I/O)"

@@ -19,6 +19,7 @@ from typing import Any
 
 from advisor.errors import InvalidInput
 from advisor.io_modes import CALIBRATION_MODES
+from advisor.options import show_value
 
 Z90 = 1.2816  # standard normal quantile of 0.90
 Z99 = 2.326  # standard normal quantile of 0.99
@@ -31,7 +32,8 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$")
 def check_name(name: str) -> str:
     if not _NAME.match(name):
         raise InvalidInput(
-            f"--name {name!r}: use letters, digits, '.', '_' or '-' (it becomes local:{name})"
+            f"--name {show_value(name)}: use letters, digits, '.', '_' or '-', at most 63, "
+            "starting with a letter or digit (it becomes local:NAME)"
         )
     return name
 
