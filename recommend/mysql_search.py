@@ -27,8 +27,10 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.sim.analytic import SteadyState, build_mix, steady_state
-from advisor.sim.analytic.mix import Mix, mix_cost
+from advisor.sim.analytic.dist import ZERO, convolve, mixture
+from advisor.sim.analytic.mix import Mix, device_key, mix_cost
 from advisor.sim.analytic.phases import load_at
+from advisor.sim.analytic.waits import DEVICE_OPS
 from advisor.sim.credits import DailyCycle, bucket_days
 from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets
 from advisor.sim.stats import LatencyStats
@@ -344,9 +346,50 @@ def _state(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, tp
     return c._states[key]
 
 
+# The p99 floor refuses a candidate only when it is this far above the SLO: the floor and the
+# screen's p99 are both read from discretised distributions, whose quantiles can differ by a few
+# per cent; the margin keeps the floor a bound (it never refuses what the screen would pass).
+P99_FLOOR_MARGIN = 1.25
+_FLOORS: dict[Any, float] = {}  # (device geometry, request shape) -> p99 floor in seconds
+
+
+def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
+    """A lower bound on the screen's p99 on this plan at any load: the p99 over transactions of
+    their device I/Os' service times alone (reads, writes, commit flushes), leaving out every
+    term that only adds (queueing at any limit, the group commit's wait, CPU and flush-only
+    steps, the mix's extra latency is kept). Costs no queueing model: the sums of service times
+    are the ones the screen shares per device geometry."""
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    if not mix.classes:
+        return 0.0
+    key = (device_key(plan), mix.extra_latency_s,
+           tuple((cls.probability, tuple((io.op, io.size_bytes, io.pmf) for io in cls.ios
+                                         if io.op in DEVICE_OPS and io.rate > 0))
+                 for cls in mix.classes))
+    floor = _FLOORS.get(key)
+    if floor is None:
+        parts = []
+        for cls in mix.classes:
+            total = ZERO
+            for io in cls.ios:
+                if io.op in DEVICE_OPS and io.rate > 0:
+                    total = convolve(total, io.count_sum())
+            parts.append((cls.probability, total))
+        floor = mixture(parts).quantile(0.99) + mix.extra_latency_s
+        if len(_FLOORS) > 256:  # bounded: a sizing meets a few dozen geometries
+            _FLOORS.clear()
+        _FLOORS[key] = floor
+    return floor
+
+
 def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
             measured: TxnIo | None) -> str | None:
     role = c.role
+    floor_ms = p99_floor_s(plan, server_for(req, c.layout, role, replicas, req.tps,
+                                            measured)) * 1000
+    if floor_ms > req.p99_ms * P99_FLOOR_MARGIN:
+        return (f"{role} p99 at least {floor_ms:,.2f} ms > {req.p99_ms:g} ms at any load: its "
+                "I/Os' service times alone, before any queueing")
     for label, tps in (("target", req.tps), ("headroom", req.target_tps)):
         server, st = _state(c, plan, req, replicas, tps, measured)
         if label == "target":

@@ -134,3 +134,52 @@ def test_validate_quotes_a_long_device(capsys: pytest.CaptureFixture[str]) -> No
     code, _out, err = run(capsys, "validate", "--profile", str(PROFILE), "--device", LONG)
     assert one_error_line(code, err) == (f"error: --device {EXCERPT}: not in {PROFILE} (it holds "
                                          "vda-this-machine)")
+
+
+# -- an impossible latency SLO ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("spec", "role"), [
+    ("m5.large:raid0:2xgp3:60GiB:4000iops", "master"),
+    ("m5.large:raid0:2xgp3:60GiB:4000iops", "replica"),
+    ("i3.large:store", "master"),
+    ("m5.4xlarge:raid0:8xio2:15GiB:1000iops", "replica"),
+    ("c5.large:st1:500GiB", "master"),
+])
+def test_p99_floor_is_below_the_screens_p99(spec: str, role: str) -> None:
+    """The floor (service times alone) never exceeds the p99 the screen computes, at the target
+    and the headroom load: it may refuse a candidate without the queueing model."""
+    from advisor.layout.model import resolve
+    from advisor.userfiles import load_catalog
+    from recommend import mysql_search as ms
+    from recommend.request import MysqlSizeRequest
+
+    catalog = load_catalog(use_env=False)
+    req = MysqlSizeRequest(tps=627, reads=3.25)
+    layout = resolve(spec, catalog)
+    c = ms.Candidate(layout=layout, role=role, monthly_usd=0.0, spec=spec)
+    plan = c.plan(catalog)
+    for tps in (req.tps, req.target_tps):
+        server = ms.server_for(req, layout, role, 1, tps, None)
+        floor = ms.p99_floor_s(plan, server)
+        assert 0 < floor <= ms.evaluate(plan, server, req).p99_s
+
+
+def test_an_impossible_slo_is_refused_by_the_floor_without_queueing() -> None:
+    """At p99 0.05 ms a gp3 master is refused by its floor: no steady state is computed."""
+    from advisor.layout.model import resolve
+    from advisor.userfiles import load_catalog
+    from recommend import mysql_search as ms
+    from recommend.request import MysqlSizeRequest
+
+    catalog = load_catalog(use_env=False)
+    req = MysqlSizeRequest(tps=627, reads=3.25, p99_ms=0.05)
+    spec = "m5.large:raid0:2xgp3:60GiB:4000iops"
+    c = ms.Candidate(layout=resolve(spec, catalog), role="master", monthly_usd=0.0, spec=spec)
+    reason = ms._screen(c, c.plan(catalog), req, 1, None)
+    assert reason is not None
+    assert reason.startswith("master p99 at least ")
+    assert reason.endswith(" ms > 0.05 ms at any load: its I/Os' service times alone, before "
+                           "any queueing")
+    assert c.at_target is None
+    assert c.at_headroom is None
