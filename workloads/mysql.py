@@ -547,8 +547,8 @@ class MysqlServer:
                 offset[at] = 0
                 continue
             region = log_base + log * (self.capacity_bytes - log_base) // 2
-            offset[at] = region + (np.arange(at.size) * csize) % max(
-                csize, (self.capacity_bytes - log_base) // 2 - csize)
+            span = max(csize, (self.capacity_bytes - log_base) // 2 - csize)
+            offset[at] = region + (_stream_start(rng, span) + np.arange(at.size) * csize) % span
         sched = poisson_times(rng, self.rate_tps, count, t0)
         return Requests(sched=sched, first=first, op=op, size=size, offset=offset, aux=aux,
                         kind=(~is_read).astype(np.int64))
@@ -563,7 +563,8 @@ class MysqlServer:
             else:
                 base = self.data_bytes + (self.capacity_bytes - self.data_bytes) // 4
                 span = max(size, (self.capacity_bytes - self.data_bytes) // 4)
-                offs = base + (np.arange(times.size, dtype=np.int64) * size) % span
+                offs = base + (_stream_start(rng, span)
+                               + np.arange(times.size, dtype=np.int64) * size) % span
             parts.append((times, np.full(times.size, op, np.int64),
                           np.full(times.size, size, np.int64), offs))
         if not parts:
@@ -573,6 +574,14 @@ class MysqlServer:
         return Background(sched=t[order], op=np.concatenate([x[1] for x in parts])[order],
                           size=np.concatenate([x[2] for x in parts])[order],
                           offset=np.concatenate([x[3] for x in parts])[order])
+
+
+def _stream_start(rng: np.random.Generator, span_bytes: int) -> int:
+    """Where a sequential stream (a log or doublewrite file) starts in its region: files sit
+    at unrelated places on the file system, so each stream's position relative to a RAID
+    chunk boundary is independent of the others' (streams started at one offset and advanced
+    in lockstep would land on the same member together)."""
+    return int(rng.integers(0, max(1, span_bytes // LOG_BLOCK))) * LOG_BLOCK
 
 
 def servers(params: MysqlParams, io_master: TxnIo, io_replica: TxnIo, *, data_bytes: int,

@@ -11,6 +11,7 @@ from advisor.errors import InvalidInput
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.analytic import build_mix, mix_level
+from advisor.sim.analytic.commit import with_group_commit
 from advisor.sim.analytic.engine import MixLevel
 from advisor.sim.des import RawLevel, run_des
 from advisor.sim.plan import SimPlan, compile_plan
@@ -187,7 +188,11 @@ def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine:
         stats = raw.request_latency
         read_ms = raw.io_latency["read"].mean_s * 1000 if raw.io_latency["read"].n else None
     else:
-        mix = build_mix(plan, server.request_classes(), server.background_specs())
+        # At its offered rate a log's commits share flushes (group commit): fewer log writes
+        # than commits reach the limits.
+        mix = with_group_commit(
+            build_mix(plan, server.request_classes(), server.background_specs()),
+            server.rate_tps)
         stats = mix_level(plan, mix, duration_s=duration_s, load=load,
                           open_rate=None if threads else server.rate_tps,
                           concurrency=threads or server.concurrency)

@@ -67,7 +67,8 @@ def test_627_tps_recommends_one_master_and_one_replica(sized: dict[str, Any]) ->
     assert rec["monthly_usd"] == pytest.approx(
         rec["cost"]["master"]["monthly_usd"] + rec["cost"]["replica_each"]["monthly_usd"],
         abs=0.011)
-    assert rec["max_tps_at_slo"] >= 627 * 1.3
+    # A whole number: a knee that stepped down to the headroom load (815.1 tps) reports 815.
+    assert rec["max_tps_at_slo"] >= int(627 * 1.3)
     assert rec["headroom_pct"] == pytest.approx((rec["max_tps_at_slo"] / 627 - 1) * 100, abs=0.1)
     assert rec["p99_ms"] <= 10.0
     assert rec["durability"]["ephemeral"] is False

@@ -36,6 +36,8 @@ arriving while one is in progress waits for its residual (F's equilibrium distri
 for its own group's. With Poisson commits at rate lambda, a flush is followed by another when a
 commit arrived during it (q = 1 - E[exp(-lambda F)]), so busy periods last E[F] / (1 - q) and the
 log is busy pi = B / (B + 1 / lambda) of the time, the chance a commit finds it so (PASTA).
+The same model gives the limits' share of a commit: (1 - pi) / (1 - q) log writes
+(`advisor.sim.analytic.commit`).
 
 Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic_grid.py). Known
 limits: RAID 0 comes out low near the knee: a sequential log stream stays on one member for a
