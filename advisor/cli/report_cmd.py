@@ -69,9 +69,10 @@ def report(
         finally:
             store.close()
         if stored is None:
-            from advisor.options import show_value
+            from advisor.options import MAX_NUMBER_TEXT
 
-            raise InvalidInput(f"--run {show_value(run)}: no such run in {store.location}")
+            shown = run if len(run) <= MAX_NUMBER_TEXT else run[:MAX_NUMBER_TEXT] + "..."
+            raise InvalidInput(f"--run {shown}: no such run in {store.location}")
         data, run_id = stored.result, stored.id
         created = stored.created_at.isoformat(timespec="seconds")
     else:
@@ -102,9 +103,20 @@ def _non_finite(value: Any, where: str) -> str | None:
     return None
 
 
+# The kinds of result this advisor writes (calibrate's profile carries none; older tests and
+# files name it "calibrate"); any other `kind` is not a result of ours.
+KNOWN_KINDS = ("size", "simulate", "replay", "validate", "calibrate")
+
+
 def _check_finite(data: dict[str, Any], source: str) -> None:
     """A result holds finite numbers only: NaN or Infinity (which Python's JSON reader accepts)
-    would be drawn as a broken chart or a silent 'nan ms', so the file is refused in one line."""
+    would be drawn as a broken chart or a silent 'nan ms', so the file is refused in one line;
+    so is one whose `kind` no command of this advisor writes."""
+    if "kind" in data and data["kind"] not in KNOWN_KINDS:
+        from advisor.options import show_value
+
+        raise InvalidInput(f"{source}: kind {show_value(data['kind'])} is not a result this "
+                           f"advisor writes ({', '.join(KNOWN_KINDS)})")
     at = _non_finite(data, "")
     if at is not None:
         from advisor.options import show_value

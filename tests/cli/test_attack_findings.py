@@ -115,6 +115,18 @@ def test_report_refuses_a_result_holding_nan(tmp_path: Path, capsys: pytest.Capt
     assert not out.exists()
 
 
+@pytest.mark.parametrize(("kind", "shown"), [("bogus", "'bogus'"), (5, "5"),
+                                             ("x" * 300, "'" + "x" * 39 + "...")])
+def test_report_refuses_an_unknown_kind(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                        kind: object, shown: str) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"kind": kind}), "utf-8")
+    code, _out, err = run(capsys, "report", str(path), "--out", str(tmp_path / "r.html"))
+    assert one_error_line(code, err) == (f"error: {path}: kind {shown} is not a result this "
+                                         "advisor writes (size, simulate, replay, validate, "
+                                         "calibrate)")
+
+
 def test_report_of_a_finite_result_still_renders(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "r.json"
@@ -127,7 +139,8 @@ def test_report_quotes_a_long_run_id(tmp_path: Path, monkeypatch: pytest.MonkeyP
                                      capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("ADVISOR_DATABASE_URL", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
     code, _out, err = run(capsys, "report", "--run", LONG, "--out", str(tmp_path / "r.html"))
-    assert one_error_line(code, err).startswith(f"error: --run {EXCERPT}: no such run in ")
+    assert one_error_line(code, err).startswith(f"error: --run {'a' * MAX_NUMBER_TEXT}...: no "
+                                                "such run in ")
 
 
 def test_validate_quotes_a_long_device(capsys: pytest.CaptureFixture[str]) -> None:
