@@ -27,6 +27,7 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.sim.analytic import SteadyState, build_mix, steady_state
+from advisor.sim.analytic.commit import with_group_commit
 from advisor.sim.analytic.dist import ZERO, convolve, mixture
 from advisor.sim.analytic.mix import Mix, device_key, mix_cost
 from advisor.sim.analytic.phases import load_at
@@ -244,13 +245,20 @@ def _over(util: float) -> str:
     return f"{util:.0%}" if util < 10 else f"{util:,.0f}x"
 
 
+def server_mix(plan: SimPlan, server: MysqlServer) -> Mix:
+    """The server's mix on the plan at its offered rate, each commit charged its group's share
+    of one log write (group commit), as `advisor simulate --workload mysql` charges it."""
+    return with_group_commit(build_mix(plan, server.request_classes(),
+                                       server.background_specs()), server.rate_tps)
+
+
 def _judged_mix(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> tuple[SimPlan, Mix]:
     """The plan with each credit bucket judged for this load (at its baseline unless, day after
     day, it lasts the peak: `judge_buckets`) and the server's mix on it."""
-    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    mix = server_mix(plan, server)
     judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     if judged is not plan:
-        mix = build_mix(judged, server.request_classes(), server.background_specs())
+        mix = server_mix(judged, server)
     return judged, mix
 
 
@@ -265,7 +273,7 @@ def load_on_limits(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
     """The limit the load uses most of its sustained baseline: (name, share of the rate in
     force, share of the baseline, and the burst credits carrying it above the baseline over the
     daily peak, when they do). None when the load uses no limit."""
-    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    mix = server_mix(plan, server)
     judged, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     shares = [(server.rate_tps * float(mix.cost[l]) / float(judged.lim_rate[l]), l)
               for l in range(judged.n_limits)
@@ -305,7 +313,7 @@ def _baseline_words(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
                     binding: str) -> str:
     """' at its sustained baseline of R (why)' when the binding limit was judged without its
     burst credits; '' otherwise."""
-    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    mix = server_mix(plan, server)
     judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
     why = judged.baseline_only.get(binding)
     if why is None:
@@ -324,7 +332,7 @@ def _over_baseline(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) ->
     cycle = _cycle(req)
     if not cycle.sustained:
         return None
-    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    mix = server_mix(plan, server)
     _, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), cycle)
     for l, d in days.items():
         if d.carries and d.earn_per_s > 0:
@@ -359,7 +367,7 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
     term that only adds (queueing at any limit, the group commit's wait, CPU and flush-only
     steps, the mix's extra latency is kept). Costs no queueing model: the sums of service times
     are the ones the screen shares per device geometry."""
-    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    mix = server_mix(plan, server)
     if not mix.classes:
         return 0.0
     key = (device_key(plan), mix.extra_latency_s,

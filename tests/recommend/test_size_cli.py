@@ -203,7 +203,7 @@ def test_ten_million_tps_exits_1_with_the_nearest_candidates(
     (("--replicas", "x"), "error: --replicas 'x': a whole number or auto"),
     (("--replicas", "9"), "error: --replicas 9: must be 0..8 or auto"),
     (("--headroom", "-1"), "error: --headroom -1: must be 0 or more"),
-    (("--p99-ms", "0"), "error: --p99-ms 0: must be positive"),
+    (("--p99-ms", "0"), "error: --p99-ms 0: must be at least 0.01"),
     (("--data-gb", "-1"), "error: --data-gb -1: must be positive"),
     (("--peak-hours", "25"), "error: --peak-hours 25: at most 24"),
     (("--workload", "nosql"), "error: --workload 'nosql': choose mysql or aerospike"),
