@@ -20,25 +20,38 @@ from advisor.sim.analytic.mix import ClassParts, Mix
 COMMIT = 2  # IoSpec.op of a log write + flush
 
 
+def log_busy(flush: Dist, rate: float) -> tuple[float, float]:
+    """(q, pi) of a log with Poisson commits at `rate`/s (> 0), one flush `flush` at a time: the
+    chance a commit arrives during a flush, and the share of time the log is busy."""
+    w = flush.weights / flush.weights.sum()
+    q = min(1.0 - float(np.dot(w, np.exp(-rate * flush.values))), 1.0 - 1e-9)
+    busy = flush.mean / (1 - q)
+    return q, busy / (busy + 1 / rate)
+
+
 def flushes_per_commit(flush: Dist, rate: float) -> float:
     """Log writes per commit with Poisson commits at `rate`/s, one flush `flush` at a time."""
     if rate <= 0 or flush.mean <= 0:
         return 1.0
-    w = flush.weights / flush.weights.sum()
-    q = min(1.0 - float(np.dot(w, np.exp(-rate * flush.values))), 1.0 - 1e-9)
-    busy = flush.mean / (1 - q)
-    pi = busy / (busy + 1 / rate)
+    q, pi = log_busy(flush, rate)
     return min(1.0, (1 - pi) / (1 - q))
+
+
+def commit_rates(mix: Mix, x: float) -> dict[int, float]:
+    """Commits/s on each log at `x` requests/s, every class's together: one log per commit
+    size (the redo log's commits are of one size, the binlog's another)."""
+    rates: dict[int, float] = {}
+    for c in mix.classes:
+        for io in c.ios:
+            if io.op == COMMIT:
+                rates[io.size_bytes] = rates.get(io.size_bytes, 0.0) + x * c.probability * io.rate
+    return rates
 
 
 def with_group_commit(mix: Mix, x: float) -> Mix:
     """The mix at `x` requests/s with each commit charged its group's share of one log write:
     the limits' cost (and its second moment: whole flushes, fewer of them) per request."""
-    rates: dict[int, float] = {}  # one log per commit size, as in `waits.class_latency`
-    for c in mix.classes:
-        for io in c.ios:
-            if io.op == COMMIT:
-                rates[io.size_bytes] = rates.get(io.size_bytes, 0.0) + x * c.probability * io.rate
+    rates = commit_rates(mix, x)
     if not rates:
         return mix
     cost = mix.cost.copy()

@@ -52,6 +52,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.sim.analytic.commit import commit_rates, log_busy
 from advisor.sim.analytic.dist import (
     ZERO,
     Dist,
@@ -413,12 +414,7 @@ def group_commit(flush: Dist, rate: float) -> Dist:
     """A commit's time on a log with Poisson commits at `rate`/s, one flush `flush` at a time."""
     if rate <= 0:
         return flush
-    w = flush.weights / flush.weights.sum()
-    q = 1.0 - float(np.dot(w, np.exp(-rate * flush.values)))
-    if q >= 1.0:
-        q = 1.0 - 1e-9
-    busy = flush.mean / (1 - q)
-    pi = busy / (busy + 1 / rate)
+    _, pi = log_busy(flush, rate)
     if pi < MIN_WAIT_P:
         return flush
     return mixture([(1 - pi, flush), (pi, convolve(flush, equilibrium(flush)))])
@@ -494,12 +490,8 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWai
     services = ZERO
     dev_pmf: Pmf = ((0, 1.0),)
     n_dev = sum(io.rate for io in cls.ios if io.op in DEVICE_OPS)
-    commit_rates: dict[int, float] = {}
+    rates = commit_rates(mix, x)  # a log's commits, every class's, share its flushes
     commits: dict[int, Dist] = {}
-    for io in cls.ios:  # commits of one log share it: one log per commit size
-        if io.op == 2:
-            commit_rates[io.size_bytes] = (commit_rates.get(io.size_bytes, 0.0)
-                                           + x * cls.probability * io.rate)
     for io in cls.ios:
         if io.rate <= 0:
             continue
@@ -508,7 +500,7 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWai
             dev_pmf = _add_pmf(dev_pmf, io.pmf)
         elif io.op == 2:
             if io.size_bytes not in commits:  # the same log's commits take the same time
-                commits[io.size_bytes] = group_commit(io.service, commit_rates[io.size_bytes])
+                commits[io.size_bytes] = group_commit(io.service, rates[io.size_bytes])
             services = convolve(services, repeat_pmf(commits[io.size_bytes], io.pmf))
             dev_pmf = _add_pmf(dev_pmf, io.pmf)
         else:
