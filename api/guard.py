@@ -129,10 +129,17 @@ class RequestGuard:
                 tg.cancel_scope.cancel()
 
         try:
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(watch, tg)
-                await self.app(scope, replay, tracked)
-                tg.cancel_scope.cancel()
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(watch, tg)
+                    await self.app(scope, replay, tracked)
+                    tg.cancel_scope.cancel()
+            except BaseExceptionGroup as group:
+                # The task group wraps what the app raised: hand the error handlers the error
+                # itself (a lone one; several stay grouped).
+                if len(group.exceptions) == 1:
+                    raise group.exceptions[0] from None
+                raise
         except anyio.get_cancelled_exc_class():
             # Not the client leaving (that cancel stays inside the group). A cancelled scope
             # around this call (a caller's timeout) has given up on the answer: let it have its

@@ -24,7 +24,7 @@ import anyio
 import anyio.to_thread
 from pebble import ProcessExpired, ProcessPool
 
-from api.jobs import JobError, init_worker
+from api.jobs import init_worker
 
 log = logging.getLogger("advisor.api")
 T = TypeVar("T")
@@ -81,7 +81,7 @@ class Workers:
 
     def retry_after_s(self) -> int:
         """Seconds until a slot is likely free: the queue ahead, drained by every worker."""
-        waves = (self.in_flight - max(1, self.workers)) / max(1, self.workers) + 1
+        waves = self.in_flight / max(1, self.workers)
         return min(300, max(1, math.ceil(self._mean_s * max(1.0, waves))))
 
     def pool(self) -> ProcessPool:
@@ -115,8 +115,10 @@ class Workers:
                 result = await anyio.to_thread.run_sync(fn, *args, limiter=self._threads)
         finally:
             self.in_flight -= 1
-        # time in the queue included: what a client told to come back actually waits
-        self._mean_s += (time.monotonic() - started - self._mean_s) * 0.2
+            # Every job that held a slot, failed or timed out too (those are the long ones when
+            # the service is overloaded); time in the queue included: what a client told to
+            # come back actually waits.
+            self._mean_s += (time.monotonic() - started - self._mean_s) * 0.2
         return result
 
     async def _in_process_pool(self, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
@@ -133,8 +135,6 @@ class Workers:
                       exc.exitcode, getattr(fn, "__name__", fn))
             raise WorkerDied(f"the worker process running this request ended abruptly (exit "
                              f"code {exc.exitcode}); the service goes on") from None
-        except JobError:
-            raise
 
     def close(self) -> None:
         """Stop every worker now (running jobs are abandoned)."""

@@ -78,7 +78,7 @@ def _level_options(base: dict[str, str], level: Level, *, ramped: bool) -> dict[
         options |= {"iodepth": str(int(level.load["iodepth"])), "numjobs": "1"}
     if ramped and "threads" in level.load:
         options |= {"iodepth": "1", "numjobs": str(int(level.load["threads"]))}
-    if ramped and "rate_iops" in level.load:  # an open-loop ramp keeps up to 4096 in flight
+    if ramped and "rate_iops" in level.load:  # as simulated: at least 4096 in flight
         in_flight = int(options["iodepth"]) * int(options["numjobs"])
         options |= {"rate_iops": f"{level.load['rate_iops']:g}",
                     "iodepth": str(max(in_flight, 4096)), "numjobs": "1"}

@@ -268,3 +268,19 @@ def test_a_cancelled_request_answers_503_only_when_the_server_cancels_it() -> No
         return sent
 
     assert anyio.run(caller_times_out) == []
+
+
+def test_an_unexpected_error_is_named_not_its_task_group(catalog: Catalog,
+                                                         tmp_path: Path) -> None:
+    """The guard runs the app inside a task group, which wraps what the app raises: the error
+    handlers must see the error itself (the one line names RuntimeError, not ExceptionGroup)."""
+    app = make_app(catalog, tmp_path)
+
+    @app.get("/v1/boom")
+    def boom() -> None:
+        raise RuntimeError("boom")
+
+    with TestClient(app, raise_server_exceptions=False) as client:
+        reply = client.get("/v1/boom")
+    assert reply.status_code == 500
+    assert reply.json()["detail"] == "internal error: RuntimeError (logged)"
