@@ -396,6 +396,7 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
     floor_ms = p99_floor_s(plan, server_for(req, c.layout, role, replicas, req.tps,
                                             measured)) * 1000
     if floor_ms > req.p99_ms * P99_FLOOR_MARGIN:
+        c.details["p99_floor_ms"] = floor_ms
         return (f"{role} p99 at least {floor_ms:,.2f} ms > {req.p99_ms:g} ms at any load: its "
                 "I/Os' service times alone, before any queueing")
     for label, tps in (("target", req.tps), ("headroom", req.target_tps)):
