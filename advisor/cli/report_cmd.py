@@ -61,18 +61,9 @@ def report(
     check_output(target, what="report")  # before the rendering, not after it
     run_id = created = None
     if run is not None:
-        from advisor.store import SqlRunStore
+        from advisor.cli.runs_cmd import stored_run
 
-        store = SqlRunStore()
-        try:
-            stored = store.get(run)
-        finally:
-            store.close()
-        if stored is None:
-            from advisor.options import MAX_NUMBER_TEXT
-
-            shown = run if len(run) <= MAX_NUMBER_TEXT else run[:MAX_NUMBER_TEXT] + "..."
-            raise InvalidInput(f"--run {shown}: no such run in {store.location}")
+        stored = stored_run(run, "--run")
         data, run_id = stored.result, stored.id
         created = stored.created_at.isoformat(timespec="seconds")
     else:

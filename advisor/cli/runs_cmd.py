@@ -19,6 +19,7 @@ from advisor.cli.common import (
     write_out,
 )
 from advisor.errors import InvalidInput
+from advisor.options import MAX_NUMBER_TEXT
 
 runs_app = typer.Typer(help="List, show and render the stored runs (`size --save`, `simulate "
                        "--save` and every API call; $ADVISOR_DATABASE_URL, default a SQLite "
@@ -36,6 +37,20 @@ def _store() -> Any:
     from advisor.store import SqlRunStore
 
     return SqlRunStore()
+
+
+def stored_run(run_id: str, label: str) -> Any:
+    """The stored run `run_id`, or one line naming it after `label` (`run ab12`, `--run ab12`;
+    a long id cut short) and the store it is not in."""
+    store = _store()
+    try:
+        run = store.get(run_id)
+    finally:
+        store.close()
+    if run is None:
+        shown = run_id if len(run_id) <= MAX_NUMBER_TEXT else run_id[:MAX_NUMBER_TEXT] + "..."
+        raise InvalidInput(f"{label} {shown}: no such run in {store.location}")
+    return run
 
 
 def summary(kind: str, result: dict[str, Any]) -> str:
@@ -97,13 +112,7 @@ def list_runs(
 @runs_app.command("show", help="One stored run: when, what was asked, what it answered "
                   "(--format json: the whole run, result included).")
 def show_run(run_id: IdArg, fmt: FormatOpt = Format.table, out: OutOpt = None) -> None:
-    store = _store()
-    try:
-        run = store.get(run_id)
-    finally:
-        store.close()
-    if run is None:
-        raise InvalidInput(f"run {run_id!r}: no such run in {store.location}")
+    run = stored_run(run_id, "run")
     data = run.to_json()
     write_out(out, data)
     if fmt is Format.json:

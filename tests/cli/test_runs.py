@@ -94,7 +94,7 @@ def test_show_of_an_unknown_id_is_one_line_exit_2(run_id: str, store_url: str,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "runs", "show", run_id)
     assert (code, out) == (2, "")
-    assert err.startswith(f"error: run {run_id!r}: no such run in sqlite:///")
+    assert err.startswith(f"error: run {run_id}: no such run in sqlite:///")
     assert err.count("\n") == 1
 
 
