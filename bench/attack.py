@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from attack_api_inputs import api_cases  # the script runs from anywhere
 from attack_cli_inputs import cli_cases
 from attack_inputs import SECRET, SPEC, TOKEN, ApiCase, CliCase, Workspace, build_workspace
+from live_server import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 MEMORY_KIB = 4 * 1024 * 1024  # address-space limit of every process the suite starts
@@ -166,12 +167,6 @@ def judge_cli(case: CliCase, rc: int, out: str, err: str, timed_out: bool,
 # HTTP
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """`advisor serve` on a free loopback port, restarted after a hang or a crash."""
 
@@ -183,7 +178,7 @@ class Server:
         self.deaths: list[str] = []
 
     def start(self) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.starts += 1
         with open(self.log, "ab") as log:
             log.write(f"--- start {self.starts} on port {self.port}\n".encode())

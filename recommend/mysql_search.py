@@ -32,7 +32,7 @@ from advisor.sim.analytic.dist import ZERO, convolve, mixture
 from advisor.sim.analytic.mix import Mix, device_key, mix_cost
 from advisor.sim.analytic.phases import load_at
 from advisor.sim.analytic.waits import DEVICE_OPS
-from advisor.sim.credits import DailyCycle, bucket_days
+from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
 from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets
 from advisor.sim.stats import LatencyStats
 from recommend.candidates import Demand, candidate_specs
@@ -255,11 +255,19 @@ def server_mix(plan: SimPlan, server: MysqlServer) -> Mix:
 def _judged_mix(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> tuple[SimPlan, Mix]:
     """The plan with each credit bucket judged for this load (at its baseline unless, day after
     day, it lasts the peak: `judge_buckets`) and the server's mix on it."""
-    mix = server_mix(plan, server)
-    judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
+    mix, judged, _ = _buckets_judged(plan, server, req)
     if judged is not plan:
         mix = server_mix(judged, server)
     return judged, mix
+
+
+def _buckets_judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
+                    ) -> tuple[Mix, SimPlan, dict[int, BucketDays]]:
+    """The server's mix on the plan, the plan with each credit bucket judged for the load it
+    spends over the daily cycle, and each bucket's days (`judge_buckets`)."""
+    mix = server_mix(plan, server)
+    judged, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
+    return mix, judged, days
 
 
 def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
@@ -273,8 +281,7 @@ def load_on_limits(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
     """The limit the load uses most of its sustained baseline: (name, share of the rate in
     force, share of the baseline, and the burst credits carrying it above the baseline over the
     daily peak, when they do). None when the load uses no limit."""
-    mix = server_mix(plan, server)
-    judged, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
+    mix, judged, days = _buckets_judged(plan, server, req)
     shares = [(server.rate_tps * float(mix.cost[l]) / float(judged.lim_rate[l]), l)
               for l in range(judged.n_limits)
               if judged.lim_kind[l] != KIND_DEVICE and judged.lim_rate[l] > 0]
@@ -313,8 +320,7 @@ def _baseline_words(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
                     binding: str) -> str:
     """' at its sustained baseline of R (why)' when the binding limit was judged without its
     burst credits; '' otherwise."""
-    mix = server_mix(plan, server)
-    judged, _ = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
+    mix, judged, _ = _buckets_judged(plan, server, req)
     why = judged.baseline_only.get(binding)
     if why is None:
         return ""
@@ -329,11 +335,9 @@ def _over_baseline(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) ->
     """At a 24-h peak a bucket is kept only because the load stays within its baseline: the
     load must keep the margin any limit keeps (UTILISATION_LIMIT of the baseline). Burst over a
     part-day peak is judged by the daily cycle instead."""
-    cycle = _cycle(req)
-    if not cycle.sustained:
+    if not _cycle(req).sustained:
         return None
-    mix = server_mix(plan, server)
-    _, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), cycle)
+    _, _, days = _buckets_judged(plan, server, req)
     for l, d in days.items():
         if d.carries and d.earn_per_s > 0:
             util = d.peak_spend_per_s / d.earn_per_s
