@@ -183,6 +183,9 @@ class _Instance(_Strict):
     hourly_usd: Usd
     nitro: bool
     previous_generation: bool = False
+    arch: Literal["x86_64", "arm64"] = "x86_64"
+    network_baseline_gbps: float | None = Field(default=None, gt=0, le=10_000)
+    network_burst_gbps: float | None = Field(default=None, gt=0, le=10_000)
     ebs: _Ebs | None
     store: _Store | None = None
     sources: dict[str, str] = {}
@@ -255,7 +258,8 @@ def _to_volume(v: _Volume) -> VolumeType:
 def _to_instance(i: _Instance) -> InstanceType:
     return InstanceType(
         name=i.name, vcpu=i.vcpu, memory_gib=i.memory_gib, hourly_usd=i.hourly_usd,
-        nitro=i.nitro, previous_generation=i.previous_generation,
+        nitro=i.nitro, previous_generation=i.previous_generation, arch=i.arch,
+        network_baseline_gbps=i.network_baseline_gbps, network_burst_gbps=i.network_burst_gbps,
         ebs=EbsLimits(**i.ebs.model_dump()) if i.ebs else None,
         store=InstanceStore(**i.store.model_dump()) if i.store else None,
         sources=i.sources, notes=tuple(i.notes))

@@ -14,6 +14,7 @@ Media = Literal["ssd", "hdd"]
 VolumeModel = Literal["gp2", "gp3", "io1", "io2", "throughput_credits", "magnetic"]
 StoreKind = Literal["nvme", "ssd", "hdd"]
 EbsOptimization = Literal["default", "optional", "unsupported"]
+Arch = Literal["x86_64", "arm64"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,6 +158,11 @@ class InstanceType:
     hourly_usd: float
     nitro: bool
     previous_generation: bool = False
+    arch: Arch = "x86_64"
+    # Network bandwidth in Gbit/s: the sustained baseline and the burst ceiling ("up to" figures).
+    # None where the catalog has no sourced figure; a check that needs it then says so.
+    network_baseline_gbps: float | None = None
+    network_burst_gbps: float | None = None
     ebs: EbsLimits | None  # None: EBS optimization unsupported (volumes still attach, unmanaged)
     store: InstanceStore | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
