@@ -75,6 +75,11 @@ class _Profile(_Strict):
     transfer_mibps: float = Field(ge=0.1, le=MAX_MIBPS)
     flush_ms: Ms = 0.0
     read_stall_per_write_mibps: float = Field(default=0.0, ge=0, le=1)
+    spinning: bool = False
+    write_cache_ms: Ms = 0.0
+    slow_share: float = Field(default=0.0, ge=0, le=0.5)
+    slow_episode_s: float = Field(default=0.0, ge=0, le=86_400)
+    slow_factor: float = Field(default=1.0, ge=1, le=10_000)
     sources: dict[str, str] = {}
     notes: list[str] = []
 
@@ -181,6 +186,7 @@ class _Instance(_Strict):
     vcpu: int = Field(gt=0, le=100_000)
     memory_gib: float = Field(gt=0, le=MAX_GIB)
     hourly_usd: Usd
+    plan_hourly_usd: dict[Literal["1yr-reserved", "3yr-reserved", "savings-plan"], Usd] = {}
     nitro: bool
     previous_generation: bool = False
     arch: Literal["x86_64", "arm64"] = "x86_64"
@@ -190,6 +196,16 @@ class _Instance(_Strict):
     store: _Store | None = None
     sources: dict[str, str] = {}
     notes: list[str] = []
+
+    @model_validator(mode="after")
+    def _network_burst_at_least_baseline(self) -> "_Instance":
+        base, burst = self.network_baseline_gbps, self.network_burst_gbps
+        if base is not None and burst is not None and burst < base:
+            raise ValueError(f"network_burst_gbps {burst:g} is below network_baseline_gbps "
+                             f"{base:g}")
+        if burst is not None and base is None:
+            raise ValueError("network_burst_gbps without network_baseline_gbps")
+        return self
 
 
 class _Local(_Strict):
@@ -245,6 +261,9 @@ def _to_profile(p: _Profile) -> LatencyProfile:
     return LatencyProfile(name=p.name, read=_dist(p.read), write=_dist(p.write),
                           transfer_mibps=p.transfer_mibps, flush_ms=p.flush_ms,
                           read_stall_per_write_mibps=p.read_stall_per_write_mibps,
+                          spinning=p.spinning, write_cache_ms=p.write_cache_ms,
+                          slow_share=p.slow_share, slow_episode_s=p.slow_episode_s,
+                          slow_factor=p.slow_factor,
                           sources=p.sources, notes=tuple(p.notes))
 
 
@@ -258,7 +277,8 @@ def _to_volume(v: _Volume) -> VolumeType:
 def _to_instance(i: _Instance) -> InstanceType:
     return InstanceType(
         name=i.name, vcpu=i.vcpu, memory_gib=i.memory_gib, hourly_usd=i.hourly_usd,
-        nitro=i.nitro, previous_generation=i.previous_generation, arch=i.arch,
+        plan_hourly_usd=dict(i.plan_hourly_usd), nitro=i.nitro,
+        previous_generation=i.previous_generation, arch=i.arch,
         network_baseline_gbps=i.network_baseline_gbps, network_burst_gbps=i.network_burst_gbps,
         ebs=EbsLimits(**i.ebs.model_dump()) if i.ebs else None,
         store=InstanceStore(**i.store.model_dump()) if i.store else None,

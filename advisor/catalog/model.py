@@ -15,6 +15,16 @@ VolumeModel = Literal["gp2", "gp3", "io1", "io2", "throughput_credits", "magneti
 StoreKind = Literal["nvme", "ssd", "hdd"]
 EbsOptimization = Literal["default", "optional", "unsupported"]
 Arch = Literal["x86_64", "arm64"]
+# How an instance is paid for. "on-demand" is `InstanceType.hourly_usd`; the others are effective
+# hourly rates in `InstanceType.plan_hourly_usd` where a source gives one (the built-in catalog has
+# 3yr-reserved from service-capacity-modeling; 1yr-reserved and savings-plan have no source yet).
+PricingPlan = Literal["on-demand", "1yr-reserved", "3yr-reserved", "savings-plan"]
+PRICING_PLANS: tuple[PricingPlan, ...] = ("on-demand", "1yr-reserved", "3yr-reserved",
+                                          "savings-plan")
+# The plans `--pricing` offers: those the built-in catalog has a source for.
+OFFERED_PLANS: tuple[PricingPlan, ...] = ("on-demand", "3yr-reserved")
+# Source tags that mean "no source": answers resting on such a figure say so.
+UNVERIFIED_TAGS = ("unsourced", "unverified")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,6 +56,20 @@ class LatencyProfile:
     # SSD read/write interference: the chance that a read lands behind a flash program or erase
     # (and takes a tail stall) per MiB/s written to the device. 0 where nothing is published.
     read_stall_per_write_mibps: float = 0.0
+    # Spinning disk: the read/write distribution is the positioning time (seek and rotation),
+    # paid only when the head must move; an I/O that continues where the previous one ended
+    # (sequential) pays its transfer alone.
+    spinning: bool = False
+    # Device write-back cache (NVMe): device time of flash work that acknowledged writes may hold
+    # ahead of the device's capacity; reads queue behind it. 0: none.
+    write_cache_ms: float = 0.0
+    # Variability: each volume spends about `slow_share` of the time in slow episodes of
+    # `slow_episode_s`, placed at random per volume and run (seeded); in one, the volume loses a
+    # share of its speed drawn uniformly per episode up to 1 - 1 / `slow_factor`, i.e. its service
+    # times are multiplied by at most `slow_factor`.
+    slow_share: float = 0.0
+    slow_episode_s: float = 0.0
+    slow_factor: float = 1.0
     sources: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
@@ -155,7 +179,12 @@ class InstanceType:
     name: str
     vcpu: int
     memory_gib: float
-    hourly_usd: float
+    hourly_usd: float  # on-demand
+    # Effective hourly rate under other pricing plans (e.g. {"3yr-reserved": 0.0361}); a plan
+    # missing here has no sourced price for this type.
+    plan_hourly_usd: Mapping[str, float] = field(default_factory=dict)
+    # The plan `hourly_usd` is quoted under (`advisor.catalog.pricing.with_plan` swaps it).
+    pricing_plan: PricingPlan = "on-demand"
     nitro: bool
     previous_generation: bool = False
     arch: Arch = "x86_64"
@@ -171,6 +200,20 @@ class InstanceType:
     @property
     def family(self) -> str:
         return self.name.split(".", 1)[0]
+
+    def plan_usd(self, plan: PricingPlan) -> float | None:
+        """Hourly price under `plan`; None where the catalog has no sourced figure for it."""
+        return self.hourly_usd if plan == self.pricing_plan else self.plan_hourly_usd.get(plan)
+
+    def plan_source(self, plan: PricingPlan) -> str | None:
+        key = "hourly_usd" if plan == "on-demand" else f"plan_hourly_usd.{plan}"
+        return self.sources.get(key)
+
+    def unverified(self, key: str) -> bool:
+        """Whether the figure `key` (a field or a dotted sub-field) has no source tag that
+        names a source: absent, or tagged unsourced/unverified."""
+        tag = self.sources.get(key) or self.sources.get(key.split(".", 1)[0])
+        return tag is None or tag.startswith(UNVERIFIED_TAGS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -64,10 +64,11 @@ def test_schema_version_is_1() -> None:
     assert CATALOG.origins == ("built-in us-east-1.json",)
 
 
-def test_every_facts_instance_is_present_and_nothing_else() -> None:
-    """All 43 instance rows of facts §2.1 (m1.large and c1.medium included) are in the catalog."""
+def test_every_facts_instance_is_present() -> None:
+    """All 43 instance rows of facts §2.1 (m1.large and c1.medium included) are in the catalog,
+    kept figure for figure (the next test) beside the built types (issue 14)."""
     assert len(FACTS_2_1) == 43
-    assert sorted(CATALOG.instance_types) == sorted(row[0] for row in FACTS_2_1)
+    assert {row[0] for row in FACTS_2_1} <= set(CATALOG.instance_types)
 
 
 @pytest.mark.parametrize(("name", "vcpu", "memory_gib", "hourly_usd", "store"), FACTS_2_1,

@@ -22,7 +22,7 @@ BUILTIN_GP3 = next(v for v in BUILTIN_JSON["volume_types"] if v["name"] == "gp3"
 
 # A user's own instance type (the figures are the user's; nothing here is an AWS fact).
 PRIVATE_INSTANCE: dict[str, Any] = {
-    "name": "m7i.large", "vcpu": 2, "memory_gib": 8, "hourly_usd": 0.1008, "nitro": True,
+    "name": "m7a.large", "vcpu": 2, "memory_gib": 8, "hourly_usd": 0.1008, "nitro": True,
     "ebs": {"optimization": "default", "baseline_mbps": 650, "max_mbps": 10000,
             "baseline_mbs": 81.25, "max_mbs": 1250, "baseline_iops": 3600, "max_iops": 40000,
             "burst": True},
@@ -53,12 +53,12 @@ def test_user_file_adds_an_instance_and_overrides_a_price() -> None:
     base = builtin_catalog()
     text = user_file(instance_types=[PRIVATE_INSTANCE], volume_types=[gp3_priced(0.07)])
     catalog = extend_catalog(base, "private.json", text)
-    assert catalog.instance_types["m7i.large"].hourly_usd == 0.1008
+    assert catalog.instance_types["m7a.large"].hourly_usd == 0.1008
     assert len(catalog.instance_types) == len(base.instance_types) + 1
     assert gp3_storage_usd(catalog) == pytest.approx(500 * 0.07)
     assert catalog.origins == ("built-in us-east-1.json", "private.json")
-    assert resolve("m7i.large:gp3:100GiB", catalog).instance == catalog.instance_types[
-        "m7i.large"]
+    assert resolve("m7a.large:gp3:100GiB", catalog).instance == catalog.instance_types[
+        "m7a.large"]
 
 
 def test_extending_leaves_the_builtin_catalog_untouched() -> None:
@@ -66,7 +66,7 @@ def test_extending_leaves_the_builtin_catalog_untouched() -> None:
     base = builtin_catalog()
     extend_catalog(base, "private.json", user_file(volume_types=[gp3_priced(0.07)],
                                                    instance_types=[PRIVATE_INSTANCE]))
-    assert "m7i.large" not in builtin_catalog().instance_types
+    assert "m7a.large" not in builtin_catalog().instance_types
     assert gp3_storage_usd(builtin_catalog()) == pytest.approx(500 * 0.08)  # [S12]
 
 
@@ -89,7 +89,7 @@ def test_advisor_catalog_env_is_read_before_explicit_files(
     explicit.write_text(user_file(volume_types=[gp3_priced(0.06)]), "utf-8")
     monkeypatch.setenv(CATALOG_ENV, f"{env_a}{os.pathsep}{env_b}")
     from_env = load_catalog()
-    assert "m7i.large" in from_env.instance_types
+    assert "m7a.large" in from_env.instance_types
     assert gp3_storage_usd(from_env) == pytest.approx(500 * 0.07)
     both = load_catalog([explicit])
     assert gp3_storage_usd(both) == pytest.approx(500 * 0.06)
@@ -121,15 +121,15 @@ MALFORMED = [
     ("no schema_version", json.dumps({"instance_types": []}),
      r"field schema_version: Field required$"),
     ("missing field", user_file(instance_types=[_without(PRIVATE_INSTANCE, "vcpu")]),
-     r"instance type m7i\.large: field vcpu: Field required$"),
+     r"instance type m7a\.large: field vcpu: Field required$"),
     ("missing nested field",
      user_file(instance_types=[{**PRIVATE_INSTANCE, "ebs": {"optimization": "default"}}]),
-     r"instance type m7i\.large: field ebs\.baseline_mbps: Field required$"),
+     r"instance type m7a\.large: field ebs\.baseline_mbps: Field required$"),
     ("unknown field", user_file(instance_types=[{**PRIVATE_INSTANCE, "vcpus": 2}]),
-     r"instance type m7i\.large: field vcpus: Extra inputs are not permitted$"),
+     r"instance type m7a\.large: field vcpus: Extra inputs are not permitted$"),
     ("negative hourly price",
      user_file(instance_types=[{**PRIVATE_INSTANCE, "hourly_usd": -0.1}]),
-     r"instance type m7i\.large: field hourly_usd: Input should be greater than or equal to 0$"),
+     r"instance type m7a\.large: field hourly_usd: Input should be greater than or equal to 0$"),
     ("negative storage price", user_file(volume_types=[gp3_priced(-0.08)]),
      r"volume type gp3: field storage_usd_per_gib_month: Input should be greater than or "
      r"equal to 0$"),
@@ -145,7 +145,7 @@ MALFORMED = [
      user_file(volume_types=[{**gp3_priced(0.08), "latency_profile": "ebs-gp9"}]),
      r"volume type gp3: field latency_profile: unknown profile 'ebs-gp9' \(known: ebs-gp2, "),
     ("unknown store latency profile", user_file(instance_types=[_store("nvme-9th-gen")]),
-     r"instance type m7i\.large: field (store\.)?latency_profile: unknown profile "
+     r"instance type m7a\.large: field (store\.)?latency_profile: unknown profile "
      r"'nvme-9th-gen'"),
     ("bad instance name", user_file(instance_types=[{**PRIVATE_INSTANCE, "name": "M7 large"}]),
      r"instance type M7 large: field name: String should match pattern"),
