@@ -6,8 +6,10 @@ the search is measured with the clock the caller passes (the adapters pass `time
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
-from advisor.catalog.model import Catalog
+from advisor.catalog.model import Catalog, PricingPlan
+from advisor.catalog.pricing import with_plan
 from recommend.request import MysqlSizeRequest, SizeRequest
 from recommend.result import SizeResult
 from workloads.mysql import TxnIo
@@ -19,6 +21,7 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
              progress: Progress | None = None,
              clock: Callable[[], float] | None = None) -> SizeResult:
     start = clock() if clock is not None else None
+    catalog = with_plan(catalog, cast(PricingPlan, req.pricing))  # one of OFFERED_PLANS
     result: SizeResult
     if isinstance(req, MysqlSizeRequest):
         from recommend.size import size_mysql

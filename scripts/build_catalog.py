@@ -65,7 +65,7 @@ r5.large r5.xlarge r5.2xlarge r5.4xlarge c5.large c4.2xlarge i3.large i3.xlarge 
 i3.4xlarge i3.8xlarge i3.16xlarge i3en.large i3en.xlarge i3en.2xlarge i3en.3xlarge i3en.6xlarge
 i4i.large i4i.xlarge i4i.2xlarge i4i.4xlarge i4i.8xlarge m6i.large m6i.xlarge m6i.2xlarge
 m6id.large m6id.xlarge m6id.2xlarge r6i.large r6i.xlarge r6i.2xlarge r6id.large r6id.xlarge
-r6id.2xlarge m1.large c1.medium""".split())
+r6id.2xlarge m1.large c1.medium""".split())  # noqa: SIM905
 
 
 def _cells(line: str) -> list[str]:
@@ -125,7 +125,7 @@ def awsdocs_ebs() -> dict[str, dict[str, Any]]:
 
 
 def _pair(cell: str) -> tuple[float, float]:
-    parts = [p for p in cell.split("/")]
+    parts = cell.split("/")
     if len(parts) == 2:
         return _num(parts[0]), _num(parts[1])
     return _num(parts[0]), _num(parts[0])
@@ -135,7 +135,7 @@ def guide() -> dict[str, dict[str, Any]]:
     """Per instance: shape, network, EBS, store from the 2024 instance-types guide (S31)."""
     out: dict[str, dict[str, Any]] = {}
     platform: dict[str, tuple[bool, str]] = {}
-    for heading, header, cells in _tables(SRC / "aws-ec2-instance-types-guide-2024.md"):
+    for heading, _, cells in _tables(SRC / "aws-ec2-instance-types-guide-2024.md"):
         section = heading
         raw = cells[0]
         name = _name(raw)
@@ -154,8 +154,8 @@ def guide() -> dict[str, dict[str, Any]]:
                 text = cells[1]
                 if "/" in text:
                     row["network"] = _pair(text)
-                elif m := re.match(r"^([\d.]+) Gigabit$", text):
-                    row["network"] = (float(m[1]), float(m[1]))
+                elif gbit := re.match(r"^([\d.]+) Gigabit$", text):
+                    row["network"] = (float(gbit[1]), float(gbit[1]))
                 else:
                     row["network_text"] = text
             elif section == "Amazon EBS specifications" and len(cells) >= 6:
@@ -368,7 +368,7 @@ def _new(name: str, ebs6: dict[str, Any] | None, doc: dict[str, Any], gd: dict[s
 
 
 def _new_store(name: str, family: str, doc: dict[str, Any], gd: dict[str, Any],
-               sources: dict[str, str], notes: list[str]) -> dict[str, Any] | None | bool:
+               sources: dict[str, str], notes: list[str]) -> dict[str, Any] | bool | None:
     has_store = family.endswith("d") or family.startswith("i") or family == "x2idn"
     volumes = doc.get("store") or gd.get("store")
     if not has_store:

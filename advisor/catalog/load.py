@@ -277,7 +277,7 @@ def _to_volume(v: _Volume) -> VolumeType:
 def _to_instance(i: _Instance) -> InstanceType:
     return InstanceType(
         name=i.name, vcpu=i.vcpu, memory_gib=i.memory_gib, hourly_usd=i.hourly_usd,
-        plan_hourly_usd=dict(i.plan_hourly_usd), nitro=i.nitro,
+        plan_hourly_usd={str(k): v for k, v in i.plan_hourly_usd.items()}, nitro=i.nitro,
         previous_generation=i.previous_generation, arch=i.arch,
         network_baseline_gbps=i.network_baseline_gbps, network_burst_gbps=i.network_burst_gbps,
         ebs=EbsLimits(**i.ebs.model_dump()) if i.ebs else None,

@@ -1,9 +1,11 @@
 """`advisor layout SPEC`: capacity, limits, cost and durability of one layout."""
 
-from typing import Annotated, Any
+from enum import Enum
+from typing import Annotated, Any, cast
 
 import typer
 
+from advisor.catalog.model import OFFERED_PLANS, PricingPlan
 from advisor.cli.common import (
     CatalogOpt,
     Format,
@@ -30,13 +32,22 @@ def register(app: typer.Typer) -> None:
                 f"loss.\n\nSPEC: {SPEC_HELP}")(layout)
 
 
+Pricing = Enum("Pricing", {p.replace("-", "_"): p for p in OFFERED_PLANS}, type=str)  # type: ignore[misc]
+ON_DEMAND = Pricing("on-demand")
+PricingOpt = Annotated[Pricing, typer.Option(
+    "--pricing", case_sensitive=False,
+    help="how the instance is paid for: on-demand, or 3yr-reserved (3-yr All Upfront, "
+    "effective hourly; the plans the catalog has a source for)")]
+
+
 def layout(spec: Annotated[str, typer.Argument(help=SPEC_HELP, show_default=False)],
            fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
-           out: OutOpt = None) -> None:
+           out: OutOpt = None, pricing: PricingOpt = ON_DEMAND) -> None:
+    from advisor.catalog.pricing import with_plan
     from advisor.layout import resolve
     from advisor.layout.describe import describe
 
-    cat = load(catalog)
+    cat = with_plan(load(catalog), cast(PricingPlan, pricing.value))
     data = describe(resolve(spec, cat), cat)
     write_out(out, data)
     if fmt is Format.json:

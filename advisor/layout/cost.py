@@ -82,8 +82,14 @@ def layout_cost(layout: Layout) -> Cost:
     instance_usd = 0.0
     if inst is not None:
         instance_usd = inst.hourly_usd * HOURS_PER_MONTH
-        items.append(CostItem(item=f"{inst.name} on-demand", quantity=HOURS_PER_MONTH,
+        items.append(CostItem(item=f"{inst.name} {inst.pricing_plan}", quantity=HOURS_PER_MONTH,
                               unit="hours", unit_usd=inst.hourly_usd, monthly_usd=instance_usd))
+        if inst.pricing_plan != "on-demand":
+            notes.append(f"{inst.name} priced {inst.pricing_plan}: effective hourly rate "
+                         f"[{inst.sources.get('hourly_usd', 'no source')}]; EBS is billed the "
+                         "same under every plan")
+        if inst.unverified("hourly_usd"):
+            notes.append(f"{inst.name}'s {inst.pricing_plan} price is unverified (no source)")
     vt = layout.volume_type
     if vt is not None:
         for n in range(layout.spec.count):
