@@ -137,14 +137,36 @@ class MysqlSizeRequest(SizeCommon, MysqlOptions):
                 else "EBS only"}
 
 
+AEROSPIKE_STORAGE = ("any", "store", "ebs", "shadow")
+MAX_RECORD_BYTES = 8 << 20  # Aerospike 7+: write-block-size (and so a record) at most 8 MiB
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AerospikeSizeRequest(SizeCommon):
-    """An Aerospike-style cluster judged by ACT's thresholds."""
+    """An Aerospike-style cluster judged by ACT's thresholds and each node's RAM, network and
+    CPU, all with one node down."""
 
     reads_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client reads/s")
     writes_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client writes/s")
-    record_bytes: int = option(1536, ge=16, le=1 << 20, help="aerospike: record size (bytes)")
-    replication_factor: int = option(2, ge=1, le=4, help="aerospike: copies of each record")
+    record_bytes: int = option(1536, ge=1, le=MAX_RECORD_BYTES,
+                               help="aerospike: record size (bytes, at most 8 MiB)")
+    replication_factor: int = option(2, ge=1, le=8, help="aerospike: copies of each record (1..8)")
+    storage: str = option("any", choices=AEROSPIKE_STORAGE,
+                          help="aerospike: any (instance store or EBS; instance store loses a "
+                          "node's data on stop, the other copies keep it), store, ebs, or shadow "
+                          "(instance store with an EBS shadow device per device)")
+    data_in_memory: bool = option(False, help="aerospike: keep the data in RAM too (not only "
+                                  "the 64 B-a-copy primary index)")
+    allow_n_equals_rf: bool = option(False, help="aerospike: allow as few nodes as copies "
+                                     "(default: at least RF + 1, so a node down keeps RF copies)")
+    racks: int = option(1, ge=1, le=16, help="aerospike: racks (zones) the nodes spread over "
+                        "evenly; > 1: a lost node's copies are rebuilt inside its rack")
+    ops_per_vcpu: float = option(10000.0, gt=0, le=1e7,
+                                 help="aerospike: client or replica operations one vCPU serves "
+                                 "per second (an assumption: say yours)")
+    migration_hours: float = option(4.0, gt=0, le=720,
+                                    help="aerospike: hours the survivors take to rebuild a lost "
+                                    "node's copies (sets the migration traffic)")
 
     workload: ClassVar[Workload] = "aerospike"
 
@@ -154,8 +176,16 @@ class AerospikeSizeRequest(SizeCommon):
             raise FieldError("reads_per_sec", self.reads_per_sec,
                              "aerospike needs reads and/or writes per second")
 
+    @property
+    def min_nodes(self) -> int:
+        """Fewest nodes allowed: RF + 1 (RF with --allow-n-equals-rf), at least 2, and at
+        least one a rack."""
+        return max(2, self.racks, self.replication_factor
+                   + (0 if self.allow_n_equals_rf else 1))
+
     def slo_json(self) -> dict[str, object]:
-        return {"act": dict(ACT_SLO), "headroom": self.headroom, "peak_hours": self.peak_hours}
+        return {"act": dict(ACT_SLO), "headroom": self.headroom, "peak_hours": self.peak_hours,
+                "checked_with": "one node down", "storage": self.storage}
 
 
 SizeRequest = MysqlSizeRequest | AerospikeSizeRequest

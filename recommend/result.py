@@ -186,6 +186,29 @@ class NodeCost:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ResourceUse:
+    """One node resource with a node down at the headroom load: what it needs of what it has."""
+
+    resource: str  # device (ACT), capacity, RAM, network, CPU
+    need: float
+    have: float | None  # None: the catalog has no sourced figure (then `verified` is False)
+    unit: str
+    utilisation: float | None  # need / have
+    basis: str  # how `need` was computed, with its source or assumption
+    verified: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DeviceRating:
+    """The ACT rating the model predicts for one device of a layout: the highest x (1x = 2,000
+    reads/s + 1,000 writes/s of 1,536 B records per device) passing ACT's three thresholds."""
+
+    device: str
+    x: float | None  # None: not even the lowest level passes
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class AerospikeCluster:
     """N nodes of one layout with their per-node load and ACT verdict."""
 
@@ -200,6 +223,11 @@ class AerospikeCluster:
     bottlenecks: tuple[Bottleneck, ...]
     durability: DurabilityView
     act: ActVerdict | None = field(default=None, metadata=OMIT_NONE)
+    # Per node with one node down at the headroom load (results saved before issue 12: empty).
+    failure: str = ""  # the node-down case the checks assume
+    resources: tuple[ResourceUse, ...] = ()
+    binds: str = ""  # the resource nearest its limit
+    device_rating: DeviceRating | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -259,6 +287,8 @@ class AerospikeSizeResult(_SizeResult):
     request: AerospikeSizeRequest
     recommendation: AerospikeCluster
     alternatives: tuple[AerospikeCluster, ...]
+    cluster_rules: tuple[str, ...] = ()  # node counts tried, node-down and rack rules
+    assumptions: tuple[str, ...] = ()  # every figure without a source, stated
 
 
 SizeResult = MysqlSizeResult | AerospikeSizeResult

@@ -35,6 +35,7 @@ from advisor.sim.stats import LatencyStats
 from workloads.results import ActKnee, ActLevel, ActRating, ActSimResult
 
 KIB = 1024
+MAX_RECORD_BYTES = 8 * KIB * KIB  # Aerospike 7+: a record fits one write block, at most 8 MiB
 READS_PER_X, WRITES_PER_X = 2000, 1000  # per device
 ACT_LIMITS = ((1, 5.0), (8, 1.0), (64, 0.1))  # (ms, max % of reads over it)
 
@@ -60,20 +61,24 @@ class ActLoad:
     replication_factor: int = 1
     update_pct: float = 0.0
     defrag_lwm_pct: float = 50.0
-    large_block_kib: int = 128
+    large_block_kib: int = 0  # 0: ACT's 128 KiB, or the smallest power of 2 holding a record
     defrag_reads: bool = True
 
     def __post_init__(self) -> None:
+        if self.large_block_kib == 0 and 1 <= self.record_bytes <= MAX_RECORD_BYTES:
+            object.__setattr__(self, "large_block_kib", self.block_kib_for(self.record_bytes))
         for ok, msg in (
             (self.reads_per_sec >= 0 and self.writes_per_sec >= 0,
              "--reads-per-sec/--writes-per-sec must be 0 or more"),
             (self.reads_per_sec + self.writes_per_sec > 0, "give a read or write load"),
-            (16 <= self.record_bytes <= 1024 * KIB, "--record-bytes must be 16 B .. 1 MiB"),
+            (1 <= self.record_bytes <= MAX_RECORD_BYTES, "--record-bytes must be 1 B .. 8 MiB"),
             (1 <= self.replication_factor <= 8, "--replication-factor must be 1..8"),
             (0 <= self.update_pct <= 100, "--update-pct must be 0..100"),
             (0 <= self.defrag_lwm_pct < 100, "--defrag-lwm-pct must be 0 <= x < 100"),
             (self.large_block_kib & (self.large_block_kib - 1) == 0
              and 1 <= self.large_block_kib <= 8192, "large-block-op-kbytes: power of 2 <= 8192"),
+            (self.large_block_kib * KIB >= self.stored_record_bytes,
+             "large-block-op-kbytes must hold a whole record"),
         ):
             if not ok:
                 raise InvalidInput(msg)
@@ -84,6 +89,12 @@ class ActLoad:
             raise InvalidInput(f"--x {x:g}: must be positive")
         return ActLoad(reads_per_sec=READS_PER_X * x * devices,
                        writes_per_sec=WRITES_PER_X * x * devices, **kw)
+
+    @staticmethod
+    def block_kib_for(record_bytes: int) -> int:
+        """ACT's 128 KiB large block, or the smallest power of 2 holding one (rounded) record."""
+        stored = math.ceil(record_bytes / 16) * 16
+        return max(128, 1 << math.ceil(math.log2(stored / KIB))) if stored > 128 * KIB else 128
 
     @property
     def stored_record_bytes(self) -> int:

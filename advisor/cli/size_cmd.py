@@ -24,7 +24,13 @@ from advisor.cli.report_cmd import ReportOpt, SaveOpt
 from advisor.errors import InfeasibleSlo
 from advisor.options import FieldError
 from recommend.request import WORKLOAD, MysqlSizeRequest, size_fields, size_request
-from recommend.result import AerospikeCluster, MysqlDeployment, MysqlSizeResult, SizeResult
+from recommend.result import (
+    AerospikeCluster,
+    AerospikeSizeResult,
+    MysqlDeployment,
+    MysqlSizeResult,
+    SizeResult,
+)
 
 HELP = """Recommend the cheapest instance + storage layout that meets your SLO.
 
@@ -178,6 +184,11 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
     console.print(table)
     for note in dur.notes:
         console.print(f"  · {note}")
+    if isinstance(r, AerospikeSizeResult):
+        from advisor.cli.size_aerospike import print_node_resources, print_rules
+
+        print_rules(r)
+        print_node_resources(r.recommendation)
     if isinstance(rec, AerospikeCluster) and rec.act is not None and rec.act.slices:
         from advisor.cli.simulate_db import print_act_slices
 
@@ -197,17 +208,27 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
             alt.add_row(_deployment_lines(a.deployment) + (f"\n[i]{a.why}[/i]" if a.why else ""),
                         f"{a.monthly_usd:,.2f}", *cells, end_section=True)
         console.print(alt)
+        if isinstance(r, AerospikeSizeResult):
+            from advisor.cli.size_aerospike import print_alternative_ratings
+
+            print_alternative_ratings(r)
     if r.rejected:
         also = (", and dearer ones the event simulation rejected"
                 if isinstance(rec, MysqlDeployment) and _dearer(rec, r) else "")
-        rej = new_table(f"Cheaper candidates rejected{also} ({r.rejected_total:,} in all; the "
-                        "cheapest shown)", title_justify="left")
+        shown = ("the nearest the answer's cost, one per instance type"
+                 if isinstance(r, AerospikeSizeResult) else "the cheapest shown")
+        rej = new_table(f"Cheaper candidates rejected{also} ({r.rejected_total:,} in all; "
+                        f"{shown})", title_justify="left")
         text_column(rej, "candidate")
         num_column(rej, "$/month")
         text_column(rej, "why not", wrap=True)
         for x in r.rejected[:8]:
             rej.add_row(x.deployment, f"{x.monthly_usd:,.2f}", x.reason)
         console.print(rej)
+    if explain and isinstance(r, AerospikeSizeResult):
+        from advisor.cli.size_aerospike import print_assumptions
+
+        print_assumptions(r)
     if explain and isinstance(r, MysqlSizeResult) and r.io_model:
         console.print("[bold]I/O model of the recommendation[/bold] (at the target load)")
         for m in r.io_model:
