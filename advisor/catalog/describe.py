@@ -29,8 +29,20 @@ def instances_sorted(c: Catalog) -> list[InstanceType]:
     return sorted(c.instance_types.values(), key=lambda i: (i.family, i.hourly_usd))
 
 
-def instances_json(c: Catalog) -> dict[str, Any]:
-    return {**catalog_header(c), "instances": [instance_json(i) for i in instances_sorted(c)]}
+def instances_filtered(c: Catalog, *, families: tuple[str, ...] = (), arch: str | None = None,
+                       min_memory_gib: float = 0.0, min_vcpu: int = 0) -> list[InstanceType]:
+    """`instances_sorted`, keeping the families named (all when none), one architecture and at
+    least the memory and vCPUs asked."""
+    return [i for i in instances_sorted(c)
+            if (not families or i.family in families) and (arch is None or i.arch == arch)
+            and i.memory_gib >= min_memory_gib and i.vcpu >= min_vcpu]
+
+
+def instances_json(c: Catalog, *, families: tuple[str, ...] = (), arch: str | None = None,
+                   min_memory_gib: float = 0.0, min_vcpu: int = 0) -> dict[str, Any]:
+    rows = instances_filtered(c, families=families, arch=arch, min_memory_gib=min_memory_gib,
+                              min_vcpu=min_vcpu)
+    return {**catalog_header(c), "instances": [instance_json(i) for i in rows]}
 
 
 def volumes_json(c: Catalog) -> dict[str, Any]:
