@@ -85,9 +85,9 @@ class Candidate:
     _plan: SimPlan | None = field(default=None, init=False, repr=False)
     _states: dict[tuple[int, float], tuple[MysqlServer, SteadyState]] = field(
         default_factory=dict, init=False, repr=False)  # (replicas, tps) -> server, state
-    _knees: dict[KneeKey, int] = field(default_factory=dict, init=False, repr=False)
-    _own_knees: dict[tuple[int, bool], int] = field(default_factory=dict, init=False,
-                                                    repr=False)  # this server alone
+    _knees: dict[KneeKey, float] = field(default_factory=dict, init=False, repr=False)
+    _own_knees: dict[int, float] = field(default_factory=dict, init=False,
+                                         repr=False)  # replicas -> analytic knee, this server
     _des: dict[tuple[int, float], DesLoad] = field(default_factory=dict, init=False,
                                                    repr=False)  # (replicas, tps) -> DES check
 
@@ -508,13 +508,17 @@ def _verify(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int
     return None
 
 
-def des_check(c: Candidate, req: MysqlSizeRequest) -> DesCheck | None:
-    """The candidate's event-simulation check as the result states it (None if not run)."""
+def des_check(c: Candidate, req: MysqlSizeRequest,
+              knee_at: tuple[int, float] | None = None) -> DesCheck | None:
+    """The candidate's event-simulation check as the result states it (None if not run), with
+    its run at the deployment's DES knee `knee_at` (replicas, tps) when there was one there
+    (a knee at the headroom load is the headroom check itself)."""
     loads: tuple[DesLoad, ...] = c.details.get("des_loads", ())
     head = next((x for x in loads if x.load == "headroom"), None)
     if head is None:
         return None
-    knee: DesLoad | None = c.details.get("des_knee")
+    knee = c._des.get(knee_at) if knee_at is not None and knee_at[1] != req.target_tps else None
+    knee = replace(knee, load="knee") if knee is not None else None
     return DesCheck(des_p99_ms_at_headroom=head.p99_ms, des_requests=head.requests,
                     passed=all(x.passed for x in loads) and len(loads) == 2,
                     p99_ci95_ms_at_headroom=head.p99_ci95_ms, method=des_method(req),
@@ -612,12 +616,28 @@ def max_tps_at_slo(req: MysqlSizeRequest, catalog: Catalog, master: Candidate,
                    replica: Candidate | None, replicas: int, measured: TxnIo | None, *,
                    des_check: bool = False) -> int:
     """The knee: highest total tps at which every server still meets the SLO (analytic; with
-    `des_check`, confirmed by the event simulation). Computed once per deployment and check in a
-    sizing: the master candidate keeps it."""
+    `des_check`, confirmed by the event simulation), a whole number of tps."""
+    return math.floor(deployment_knee(req, catalog, master, replica, replicas, measured,
+                                      des_check=des_check))
+
+
+def deployment_knee(req: MysqlSizeRequest, catalog: Catalog, master: Candidate,
+                    replica: Candidate | None, replicas: int, measured: TxnIo | None, *,
+                    des_check: bool = False) -> float:
+    """The knee in tps as found (`max_tps_at_slo` reports it floored; `des_check_of` names the
+    DES load it was verified at). Computed once per deployment and check in a sizing: the
+    master candidate keeps it."""
     key = (replica.spec if replica is not None else None, replicas, des_check)
     if key not in master._knees:
-        master._knees[key] = _knee(req, catalog, master, replica, replicas, measured,
-                                   des_check=des_check)
+        servers = [c for c in (master, replica) if c is not None]
+        # Each server's analytic check is its own, so a server heading several deployments is
+        # searched once; the deployment's analytic knee is the lowest of its servers'.
+        own = {id(c): _server_knee(req, catalog, c, replicas, measured) for c in servers}
+        servers.sort(key=lambda c: own[id(c)])  # the binding server first: it fails first
+        knee = own[id(servers[0])]
+        if des_check:
+            knee = _des_knee(req, catalog, servers, replicas, measured, knee)
+        master._knees[key] = knee
     return master._knees[key]
 
 
@@ -647,20 +667,11 @@ def _meets(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
                 and apply_capacity_tps(server, plan, None) < server.params.write_tps)
 
 
-def _knee(req: MysqlSizeRequest, catalog: Catalog, master: Candidate, replica: Candidate | None,
-          replicas: int, measured: TxnIo | None, *, des_check: bool) -> int:
-    """The deployment's knee: the lowest of its servers' (each server's SLO check is its own, so
-    a server heading several deployments is searched once)."""
-    servers = [c for c in (master, replica) if c is not None]
-    return min(_server_knee(req, catalog, c, replicas, measured, des_check=des_check)
-               for c in servers)
-
-
 def _server_knee(req: MysqlSizeRequest, catalog: Catalog, c: Candidate, replicas: int,
-                 measured: TxnIo | None, *, des_check: bool) -> int:
-    key = (replicas, des_check)
-    if key in c._own_knees:
-        return c._own_knees[key]
+                 measured: TxnIo | None) -> float:
+    """The server's analytic knee (bisection to 0.5 %), once per replica count."""
+    if replicas in c._own_knees:
+        return c._own_knees[replicas]
 
     def ok(tps: float) -> bool:
         return _meets(c, catalog, req, replicas, tps, measured)
@@ -673,30 +684,65 @@ def _server_knee(req: MysqlSizeRequest, catalog: Catalog, c: Candidate, replicas
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
         if hi - lo <= max(1.0, 0.005 * hi):
             break
-    knee = lo
-    if des_check:
-        knee = _des_knee(req, catalog, c, replicas, measured, lo)
-    c._own_knees[key] = math.floor(knee)
-    return c._own_knees[key]
+    c._own_knees[replicas] = lo
+    return lo
 
 
-def _des_knee(req: MysqlSizeRequest, catalog: Catalog, c: Candidate, replicas: int,
+def knee_grid(analytic: float, floor_tps: float) -> list[float]:
+    """The loads the DES knee may take above the floor: the analytic knee stepped down 7 % at a
+    time (KNEE_STEPS of them at most), highest first."""
+    steps = (analytic * KNEE_STEP ** k for k in range(KNEE_STEPS))
+    return [tps for tps in steps if tps > floor_tps]
+
+
+def _des_knee(req: MysqlSizeRequest, catalog: Catalog, servers: list[Candidate], replicas: int,
               measured: TxnIo | None, analytic: float) -> float:
-    """The analytic knee confirmed in the event simulation, stepped down 7 % at a time until the
-    DES agrees. The headroom load is the floor only for a server the DES verified there; one
-    that is unverified or failed there gets no DES knee above its analytic knee's confirmation."""
-    floor_tps = req.target_tps if c.stage == "verified" and c.ok else 0.0
+    """The highest load of `knee_grid` at which every server meets the SLO in the event
+    simulation; the headroom load (the floor) when none does and every server was verified
+    there, else 0. The answer of a scan down the grid, found by bisection: the analytic knee
+    first (it passes when the screen is right), then the load where the DES p99's upper bound
+    crosses the SLO between the headroom load and the analytic knee (`_interpolated`), then
+    halves.
+    A server is simulated at a load only while the servers before it pass there."""
+    floor_tps = req.target_tps if all(c.stage == "verified" and c.ok for c in servers) else 0.0
     if analytic <= floor_tps:
         return analytic
-    tps = analytic
-    for _ in range(KNEE_STEPS):
-        if _des_ok(req, catalog, [c], replicas, measured, tps):
-            c.details["des_knee"] = _des_load(c, catalog, req, replicas, tps, measured, "knee")
-            return tps
-        tps *= KNEE_STEP
-        if tps <= floor_tps:
-            return floor_tps
-    return floor_tps
+    grid = knee_grid(analytic, floor_tps)
+    passing, failing = len(grid), -1  # grid[passing] passes (len: the floor), grid[failing] fails
+    probe = 0
+    while passing - failing > 1:
+        if _des_ok(req, catalog, servers, replicas, measured, grid[probe]):
+            passing = probe
+        else:
+            failing = probe
+        if probe == 0 and failing == 0:
+            probe = _interpolated(req, servers, replicas, grid, passing, floor_tps)
+        else:
+            probe = (failing + passing) // 2
+    return grid[passing] if passing < len(grid) else floor_tps
+
+
+def _interpolated(req: MysqlSizeRequest, servers: list[Candidate], replicas: int,
+                  grid: list[float], passing: int, floor_tps: float) -> int:
+    """The grid index to simulate after the analytic knee grid[0] failed: the highest grid load
+    below the one where the failing server's DES p99 (its interval's upper end, which decides)
+    meets the SLO, interpolating 1 / p99 linearly in tps between its check at the headroom load
+    and at grid[0] (a queue's delay grows as 1 / (1 - utilisation) near saturation, Kingman's
+    formula, so its inverse falls about linearly with the load); the midpoint when there is
+    nothing to interpolate (no headroom check, or the failure was background lag, not p99)."""
+    mid = passing // 2
+    at = grid[0]
+    failed = next((c for c in servers
+                   if (replicas, at) in c._des and not c._des[(replicas, at)].passed), None)
+    if failed is None or floor_tps <= 0 or (replicas, floor_tps) not in failed._des:
+        return mid
+    hi_bad = failed._des[(replicas, at)].p99_ci95_ms[1]
+    hi_base = failed._des[(replicas, floor_tps)].p99_ci95_ms[1]
+    if not 0 < hi_base < req.p99_ms < hi_bad:
+        return mid
+    inv_base, inv_bad, inv_slo = 1 / hi_base, 1 / hi_bad, 1 / req.p99_ms
+    cross = floor_tps + (at - floor_tps) * (inv_base - inv_slo) / (inv_base - inv_bad)
+    return next((i for i in range(1, passing) if grid[i] <= cross), passing - 1)
 
 
 def _des_ok(req: MysqlSizeRequest, catalog: Catalog, servers: list[Candidate], replicas: int,

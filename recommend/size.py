@@ -15,8 +15,8 @@ from recommend.mysql_search import (
     MAX_DES_CANDIDATES,
     Candidate,
     bottleneck_of,
+    deployment_knee,
     des_check,
-    max_tps_at_slo,
     passes_des,
     search_role,
     server_for,
@@ -187,8 +187,9 @@ def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
     p99_target = max((c.at_target.p99_s for c in servers if c.at_target), default=0.0) * 1000
     bottlenecks = tuple(bottleneck_of(c, catalog, req, dep.replicas, measured)
                         for c in servers if c.at_headroom)
-    tps = max_tps_at_slo(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
-                         des_check=des_knee)
+    knee = deployment_knee(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
+                           des_check=des_knee)
+    tps = math.floor(knee)
     return MysqlDeployment(
         why=why, deployment=dep.text, master=m.spec,
         replicas=(r.spec,) * dep.replicas if r else (),
@@ -201,11 +202,13 @@ def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
         bottleneck=bottleneck_text(bottlenecks), bottlenecks=bottlenecks,
         capacity_gib=round(usable_capacity_gib(m.layout), 1),
         durability=_durability(dep, req, catalog, measured),
-        verified={c.role: check for c in servers if (check := des_check(c, req)) is not None},
+        verified={c.role: check for c in servers
+                  if (check := des_check(c, req, (dep.replicas, knee) if des_knee else None))
+                  is not None},
         max_tps_at_slo=int(tps),
-        knee_engine=("event simulation: the analytic knee, confirmed or stepped down 7 % at a "
-                     "time until each server meets the SLO in the DES" if des_knee
-                     else "analytic"),
+        knee_engine=("event simulation: the highest of the analytic knee and its 7 % steps "
+                     "down at which every server meets the SLO in the DES (bisection)"
+                     if des_knee else "analytic"),
         headroom_pct=round((tps / req.tps - 1) * 100, 1))
 
 
