@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - older typer on plain click
 from advisor import __version__
 from advisor.cli import (
     catalog_cmd,
+    export_cmd,
     fleet_cmd,
     layout_cmd,
     replay,
@@ -54,7 +55,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-for _commands in (catalog_cmd, layout_cmd, simulate_cmd, size_cmd, fleet_cmd, replay,
+for _commands in (catalog_cmd, layout_cmd, simulate_cmd, size_cmd, export_cmd, fleet_cmd, replay,
                   validate_cmd, report_cmd, runs_cmd, serve_cmd):  # the order of `advisor --help`
     _commands.register(app)
 

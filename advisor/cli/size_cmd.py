@@ -59,6 +59,21 @@ def register(app: typer.Typer) -> None:
     [WORKLOAD, *size_fields().values()],
     fixed("io_profile", Annotated[Path | None, typer.Option(
         help="measured per-transaction I/O profile from advisor replay")], None),
+    fixed("from_mysql_status", Annotated[tuple[Path, Path] | None, typer.Option(
+        metavar="BEFORE AFTER", help="two SHOW GLOBAL STATUS dumps of one server (mysql -e or "
+        "mysqladmin extended-status): tps, reads, the server and a measured I/O profile from "
+        "them; flags typed override")], None),
+    fixed("variables", Annotated[Path | None, typer.Option(
+        help="SHOW VARIABLES of that server (with --from-mysql-status): its version and "
+        "flush/io/redo/replica settings")], None),
+    fixed("terraform", Annotated[Path | None, typer.Option(
+        help="also write Terraform + cloud-init + my.cnf for the recommendation to this new "
+        "directory (advisor export terraform --help)")], None),
+    fixed("mycnf", Annotated[Path | None, typer.Option(
+        help="also write the recommended master's my.cnf (the settings the model assumed)")],
+        None),
+    fixed("force", Annotated[bool, typer.Option("--force", help="--terraform may write into a "
+                                                "directory that is not empty")], False),
     fixed("explain", Annotated[bool, typer.Option("--explain", help="print how the search "
                                                   "went")], False),
     fixed("fmt", FormatOpt, Format.table),
@@ -68,18 +83,33 @@ def register(app: typer.Typer) -> None:
     fixed("report", ReportOpt, None),
     fixed("save", SaveOpt, False),
 )
-def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | None,
-         catalog: list[Path] | None, report: Path | None, save: bool, **options: Any) -> None:
+def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None,
+         variables: Path | None, terraform: Path | None, mycnf: Path | None, force: bool,
+         explain: bool, fmt: Format, out: Path | None, catalog: list[Path] | None,
+         report: Path | None, save: bool, **options: Any) -> None:
     import time
 
     from advisor.serial import to_json
     from recommend.run import run_size
 
+    status = None
+    if from_mysql_status is not None:
+        from advisor.cli.size_sources import status_options
+
+        options, status = status_options(from_mysql_status, variables, options)
+    elif variables is not None:
+        raise FieldError("variables", str(variables), "goes with --from-mysql-status")
     req = size_request(options)
+    from advisor.cli.export_cmd import check_mycnf, check_terraform_dir
     from advisor.userfiles import check_output
 
     check_output(out, what="result")  # before the sizing, not after it
     check_output(report, what="report")
+    check_terraform_dir(terraform, force=force)
+    check_mycnf(mycnf)
+    if (terraform or mycnf) and not isinstance(req, MysqlSizeRequest):
+        raise FieldError("terraform" if terraform else "mycnf", str(terraform or mycnf),
+                         "applies to the mysql workload only")
     cat = load(catalog)
     if req.region is not None and req.region != cat.region:
         raise FieldError("region", req.region, f"the catalog holds {cat.region}; add a user "
@@ -93,6 +123,10 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
 
         profile = load_io_profile(io_profile)
         measured = measured_io(profile)
+    elif status is not None and status.profile is not None:
+        from workloads.mysql import measured_io
+
+        measured = measured_io(status.profile)
     from advisor.cli.progress import activity
 
     what = "MySQL" if isinstance(req, MysqlSizeRequest) else "Aerospike"
@@ -109,6 +143,12 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
     if profile is not None and profile.shape is not None:
         result = _with_measured_shape(result, profile.shape)
     data = to_json(result)
+    if status is not None:
+        from advisor.cli.size_sources import print_status, status_json
+
+        data["from_mysql_status"] = status_json(status)
+        if fmt is Format.table:
+            print_status(status)
     if out is not None:
         from advisor.userfiles import write_json
 
@@ -120,6 +160,10 @@ def size(*, io_profile: Path | None, explain: bool, fmt: Format, out: Path | Non
                   *({"rank": "alternative", **a} for a in data["alternatives"])])
     else:
         print_size(result, explain=explain)
+    if terraform is not None or mycnf is not None:
+        from advisor.cli.export_cmd import write_deployment
+
+        write_deployment(data, cat, terraform_dir=terraform, mycnf=mycnf, force=force)
     if report is not None or save:
         from advisor.cli.report_cmd import after_result
 
