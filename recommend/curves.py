@@ -93,7 +93,9 @@ def _act(result: AerospikeSizeResult, catalog: Catalog) -> SizeCurves:
     from workloads.aerospike import ACT_LIMITS, ActLoad, simulate_act
 
     req, rec = result.request, result.recommendation
-    per = rec.per_node_load
+    # The result's per-node load is at the headroom load (with one node down): the curve's
+    # fractions are of the target load.
+    per = {k: v / (1 + req.headroom) for k, v in rec.per_node_load.items()}
     layout = resolve(rec.layout, catalog)
     fractions = sorted({*ACT_FRACTIONS, 1.0 + req.headroom})
     loads = [({"load": f}, ActLoad(reads_per_sec=per["client_reads_per_sec"] * f,

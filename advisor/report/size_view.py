@@ -71,7 +71,8 @@ def _act_chart(result: AerospikeSizeResult, curves: SizeCurves) -> dict[str, Any
               for i, c in enumerate(curves.curves)]
     marks = [Mark(label=f"limit {lim:g} % > {ms} ms", y=lim, colour=PALETTE[i], style=":")
              for i, (ms, lim) in enumerate(ACT_LIMITS)]
-    marks.append(Mark(label="per-node load at target", x=per["client_reads_per_sec"],
+    marks.append(Mark(label="per-node load at target (one node down)",
+                      x=per["client_reads_per_sec"] / (1 + result.request.headroom),
                       colour="#6b7280", style="--"))
     chart = LineChart(title="ACT thresholds vs load, one node (worst slice)",
                       xlabel="client reads/s per node (writes scale with them)",
@@ -216,6 +217,12 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         act_slices: list[Any] = []
     else:
         facts += [_tile("nodes", str(rec.nodes)), _tile("ACT", rec.act.text if rec.act else "-")]
+        if rec.binds:
+            facts.append(_tile("binds", rec.binds, "per node, one node down"))
+        if rec.device_rating is not None:
+            facts.append(_tile("device ACT rating", fmt_value(rec.device_rating.x, "x")
+                               if rec.device_rating.x is not None else "fails 1x",
+                               rec.device_rating.device))
         verified, knee_engine, des_method = [], None, ""
         act_slices = list(rec.act.slices) if rec.act else []
     from advisor.serial import to_json
@@ -234,7 +241,26 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         "durability": to_json(rec.durability), "search": to_json(result.search),
         "command": size_command(result.request), "seed": result.seed,
         "act_slices": act_slices, "assumptions": _assumptions(result),
+        **_aerospike_context(result),
     }
+
+
+def _aerospike_context(result: SizeResult) -> dict[str, Any]:
+    """Per-node resources with one node down, the cluster rules, and each alternative's binding
+    resource and device rating (empty for MySQL and for results saved before them)."""
+    if not isinstance(result, AerospikeSizeResult):
+        return {"node_resources": [], "node_failure": "", "cluster_rules": [],
+                "alt_ratings": []}
+    rec = result.recommendation
+    rows = [{"resource": u.resource, "need": fmt_value(u.need), "unit": u.unit,
+             "have": "no sourced figure" if u.have is None else fmt_value(u.have),
+             "use": "unverified" if not u.verified else "-" if u.utilisation is None
+             else f"{u.utilisation:.0%}", "basis": u.basis} for u in rec.resources]
+    return {"node_resources": rows, "node_failure": rec.failure,
+            "cluster_rules": list(result.cluster_rules),
+            "alt_ratings": [f"{a.nodes} x {a.layout}: binds {a.binds}"
+                            + (f"; {a.device_rating.text}" if a.device_rating else "")
+                            for a in result.alternatives]}
 
 
 def _assumptions(result: SizeResult) -> list[str]:
@@ -254,7 +280,9 @@ def _assumptions(result: SizeResult) -> list[str]:
                 "doublewrite page flushing) unless a measured --io-profile was given.",
                 "Writes go to the master, reads are spread evenly over the replicas; every "
                 "replica applies every write on one SQL thread.", *common]
+    own = list(result.assumptions) if isinstance(result, AerospikeSizeResult) else []
     return ["ACT's derivation: records rounded to 16 B, reads to 512 B, 128 KiB large-block "
             "writes with defrag amplification 2.0 (defrag-lwm-pct 50) and defrag reads at the "
             "same rate; devices kept at most 50 % full.",
-            "Client load spread evenly over the nodes; replication writes included.", *common]
+            "Client load spread evenly over the nodes with one node down; replication writes "
+            "included.", *own, *common]

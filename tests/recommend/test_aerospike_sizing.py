@@ -3,7 +3,9 @@ node down (N >= RF + 1), network per direction against the sustained baseline; t
 small hand-built catalogs; bad input in one line (CLI exit 2, API 422)."""
 
 import dataclasses
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -278,3 +280,44 @@ def test_bad_input_is_422_with_the_same_line(tmp_path: Path, catalog: Catalog, a
     assert r.status_code == 422
     first, rest = line.split(" ", 1)
     assert r.json() == {"detail": f"{first[2:].replace('-', '_')} {rest}"}
+
+
+# -- the same fields everywhere ---------------------------------------------------------------
+
+
+def test_cli_api_and_stored_run_carry_the_same_node_resources(
+        tmp_path: Path, catalog: Catalog, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`advisor size --workload aerospike ... --racks 2 --storage store --format json`, POST
+    /v1/size with the same body and the stored run: equal JSON (timing aside), each with the
+    per-node resources, what binds, the device rating, the cluster rules and assumptions; the
+    stored run's HTML report shows the per-node table."""
+    monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
+    argv = ["size", "--workload", "aerospike", "--reads-per-sec", "20000", "--writes-per-sec",
+            "10000", "--data-gb", "200", "--racks", "2", "--storage", "store", "--format",
+            "json"]
+    assert main(argv) == 0
+    cli = json.loads(capsys.readouterr().out)
+    body = {"workload": "aerospike", "reads_per_sec": 20000, "writes_per_sec": 10000,
+            "data_gb": 200, "racks": 2, "storage": "store"}
+    app = create_app(Settings(), store=SqlRunStore(f"sqlite:///{tmp_path / 'r.sqlite3'}"),
+                     catalog=catalog)
+    with TestClient(app) as client:
+        api = client.post("/v1/size", json=body).json()
+        stored = client.get(f"/v1/runs/{api['run_id']}").json()["result"]
+        html = client.get(f"/v1/runs/{api['run_id']}/report").text
+
+    def same(d: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in d.items() if k != "run_id"} | {
+            "search": {k: v for k, v in d["search"].items() if k != "seconds"}}
+
+    assert same(api) == same(cli) == same(stored)
+    rec = cli["recommendation"]
+    assert rec["nodes"] % 2 == 0
+    assert {u["resource"] for u in rec["resources"]} == {
+        "device (ACT)", "device I/O", "capacity", "RAM", "network", "CPU"}
+    assert rec["binds"]
+    assert rec["device_rating"]["text"].startswith(rec["layout"])
+    assert any("2 racks" in line for line in cli["cluster_rules"])
+    assert any("64 B per record" in line for line in cli["assumptions"])
+    assert "Per node, one node down" in html
