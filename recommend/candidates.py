@@ -100,15 +100,63 @@ def _store_specs(inst: InstanceType) -> Iterator[LayoutSpec]:
         yield LayoutSpec(instance=inst.name, device="store", raid="raid10", count=4)
 
 
+def _at_least(y: InstanceType, x: InstanceType) -> bool:
+    """Whether `y` gives an EBS layout everything `x` does, for no more money: price, vCPU,
+    memory, every instance EBS limit (baseline and burst maximum: a higher baseline or maximum
+    never empties a burst bucket sooner), Nitro (io1/io2 caps) and network baseline."""
+    a, b = y.ebs, x.ebs
+    if a is None or b is None or a.optimization != b.optimization or (x.nitro and not y.nitro):
+        return False
+    if x.network_baseline_gbps is not None and (
+            y.network_baseline_gbps is None or y.network_baseline_gbps < x.network_baseline_gbps):
+        return False
+    return (y.hourly_usd <= x.hourly_usd and y.vcpu >= x.vcpu and y.memory_gib >= x.memory_gib
+            and a.baseline_iops >= b.baseline_iops and a.max_iops >= b.max_iops
+            and a.baseline_mbs >= b.baseline_mbs and a.max_mbs >= b.max_mbs
+            and a.baseline_mbps >= b.baseline_mbps and a.max_mbps >= b.max_mbps)
+
+
+_DOMINATED: dict[int, tuple[object, frozenset[str]]] = {}
+
+
+def ebs_dominated(catalog: Catalog) -> frozenset[str]:
+    """Instance types whose EBS layouts another type matches or beats in every hard limit at no
+    higher price (`_at_least`; of two equal types the one later by name). The model reads only
+    these figures of an instance for an EBS layout (CPU from the vCPU count, the buffer pool from
+    memory, the instance's EBS and network limits), so a dominated type's EBS layout can pass
+    only where the same layout on its dominator passes for no more money: the search skips it
+    before any model runs. Its instance-store layouts are kept (the device differs)."""
+    types = catalog.instance_types
+    held = _DOMINATED.get(id(types))
+    if held is not None and held[0] is types:
+        return held[1]
+    ebs = sorted((i for i in types.values() if i.ebs is not None),
+                 key=lambda i: (i.hourly_usd, i.name))
+    out = set()
+    for x in ebs:
+        for y in ebs:
+            if y.hourly_usd > x.hourly_usd:
+                break
+            if y is not x and _at_least(y, x) and (y.name < x.name or not _at_least(x, y)):
+                out.add(x.name)
+                break
+    if len(_DOMINATED) > 8:
+        _DOMINATED.clear()
+    _DOMINATED[id(types)] = (types, frozenset(out))
+    return frozenset(out)
+
+
 def candidate_specs(catalog: Catalog, demand: Demand, *, ebs: bool, store: bool,
                     min_vcpu: float, min_memory_gib: float = 0.0) -> Iterator[LayoutSpec]:
-    """Every layout worth pricing for one server role."""
+    """Every layout worth pricing for one server role: hard limits first (vCPU, memory, EBS
+    optimization), then EBS layouts only on types no other type dominates (`ebs_dominated`)."""
+    dominated = ebs_dominated(catalog) if ebs else frozenset()
     for inst in catalog.instance_types.values():
         if inst.vcpu < min_vcpu or inst.memory_gib < min_memory_gib:
             continue
         if store:
             yield from _store_specs(inst)
-        if not ebs or inst.ebs is None:
+        if not ebs or inst.ebs is None or inst.name in dominated:
             # No EBS optimization means no published EBS limit (c1.medium): the simulator could
             # only treat the volumes as unlimited, so the recommender does not size on it.
             continue
