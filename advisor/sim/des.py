@@ -95,6 +95,9 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         chunk = int(min(chunk, max(1024, source.open_rate * duration_s * 1.05 + 64)))
     nl = plan.n_limits
     limi, limf, devf, devm = plan.packed()
+    # Slow episodes: a key per member from the seed, on a stream of its own so the draws of
+    # everything else stay as they were.
+    devm[:, 11] = np.random.default_rng([seed, 11]).integers(1, 2**52, plan.members)
     lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
     lims[:, 1] = plan.lim_init
     lims[:, 4] = -1.0

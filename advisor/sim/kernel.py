@@ -61,15 +61,17 @@ def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
 #   limi[l] = (kind, owner)            limf[l] = (unit bytes, rate, burst, cap, earn, tau s)
 #   lims[l] = (next free, balance, balance time, used, exhausted at)
 #   devf[m, op] = (mu, sigma, p tail, log tail lo, log tail hi, device cost s)
-#   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s, own last limiter)
+#   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s, own last limiter,
+#              write cache s, spinning, slow slot s, slow share, slow max loss, slow key)
 #   mems[m] = (device free at, last end offset, busy until, serial busy seconds)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _lim_pass(l, t, cost, limi, limf, lims):  # type: ignore[no-untyped-def]
-    # GCRA: lims[l, 0] is the theoretical arrival time; an I/O may start up to `tau` before it.
+def _lim_pass(l, t, cost, limi, limf, lims, ahead):  # type: ignore[no-untyped-def]
+    # GCRA: lims[l, 0] is the theoretical arrival time; an I/O may start up to `tau` before it
+    # (`ahead` more: a write a device's write-back cache acknowledges before its flash work).
     tat = lims[l, 0]
-    earliest = tat - limf[l, 5]
+    earliest = tat - limf[l, 5] - ahead
     start = t if t > earliest else earliest
     rate = limf[l, 1]
     if limf[l, 3] > 0.0:
@@ -92,14 +94,46 @@ def _lim_pass(l, t, cost, limi, limf, lims):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _service(m, opc, z, u, v, size, devf, devm):  # type: ignore[no-untyped-def]
-    if devf[m, opc, 1] < 0.0:  # exponential service with mean exp(mu) (theory checks)
+def _mix64(x):  # type: ignore[no-untyped-def]
+    """splitmix64's finaliser: a well-spread 64-bit hash of x (uint64 arithmetic wraps)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slow_factor(m, t, devm):  # type: ignore[no-untyped-def]
+    """Service-time multiplier of member m at time t: time is cut into slots of one episode's
+    length at a per-member phase; a slot is slow with the profile's share, and a slow slot loses a
+    uniform share of speed up to the profile's maximum, both from a hash of (member key, slot):
+    per volume, time-varying, and the same for the same seed."""
+    slot_s = devm[m, 8]
+    if slot_s <= 0.0:
+        return 1.0
+    key = np.uint64(devm[m, 11])
+    phase = (_mix64(key) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    k = np.uint64(int(t / slot_s + phase) + 1)
+    h = _mix64(key ^ (k * np.uint64(0x9E3779B97F4A7C15)))
+    if (h >> np.uint64(11)) * (1.0 / 9007199254740992.0) >= devm[m, 9]:
+        return 1.0
+    loss = (_mix64(h) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * devm[m, 10]
+    return 1.0 / (1.0 - loss)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _service(m, opc, z, u, v, size, devf, devm, seq, t):  # type: ignore[no-untyped-def]
+    if devm[m, 7] > 0.0 and seq:  # a spinning disk's head is already there: transfer only
+        svc = 0.0
+    elif devf[m, opc, 1] < 0.0:  # exponential service with mean exp(mu) (theory checks)
         svc = -math.exp(devf[m, opc, 0]) * math.log(1.0 - v)
     elif u < devf[m, opc, 2]:
         svc = math.exp(devf[m, opc, 3] + v * (devf[m, opc, 4] - devf[m, opc, 3]))
     else:
         svc = math.exp(devf[m, opc, 0] + devf[m, opc, 1] * z)
-    return svc + size / devm[m, 0]
+    svc += size / devm[m, 0]
+    if devm[m, 9] > 0.0:
+        svc *= _slow_factor(m, t, devm)
+    return svc
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -223,8 +257,11 @@ def _submit(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, l
             else:
                 extra = msize - devm[m, 3]
                 cost = devf[m, write, 5] + (extra / devm[m, 4] if extra > 0 else 0.0)
-            tm = _lim_pass(l, tm, cost, limi, limf, lims)
-        svc = _service(m, write, z[row, j], u[row, j], v[row, j], msize, devf, devm)
+                if write == 1:  # the write-back cache acknowledges it ahead of the flash work
+                    tm = _lim_pass(l, tm, cost, limi, limf, lims, devm[m, 6])
+                    continue
+            tm = _lim_pass(l, tm, cost, limi, limf, lims, 0.0)
+        svc = _service(m, write, z[row, j], u[row, j], v[row, j], msize, devf, devm, seq, tm)
         if op == 2:
             svc += devm[m, 1]
         if devm[m, 2] > 0.0:

@@ -61,6 +61,11 @@ class SimPlan:
     dev_rated_bytes: NDArray[np.float64]
     dev_seq_bps: NDArray[np.float64]
     profile: LatencyProfile
+    # Per member: write-back cache (s of device work a write may run ahead), a spinning disk
+    # (sequential I/O skips positioning), slow episodes (slot s, share, largest speed loss).
+    dev_wcache_s: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    dev_spinning: NDArray[np.float64] = field(default_factory=lambda: np.zeros(0))
+    dev_slow: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 3)))
     notes: list[str] = field(default_factory=list)
     # Limits judged at their sustained baseline, name -> why (`at_baseline`): their bucket is
     # gone from this plan, but a reason can still name the burst it would have had.
@@ -87,9 +92,19 @@ class SimPlan:
                          self.lim_earn, tau], axis=1) if self.n_limits else np.zeros((0, 6))
         devf = np.stack([self.dev_mu, self.dev_sigma, self.dev_ptail, self.dev_tail_lo,
                          self.dev_tail_hi, self.dev_cost], axis=2)
+        n = self.members
+        wcache = self.dev_wcache_s if self.dev_wcache_s.size == n else np.zeros(n)
+        spin = self.dev_spinning if self.dev_spinning.size == n else np.zeros(n)
+        slow = self.dev_slow if self.dev_slow.shape == (n, 3) else np.zeros((n, 3))
         devm = np.stack([self.dev_xfer_bps, self.dev_flush_s, self.dev_serial.astype(np.float64),
-                         self.dev_rated_bytes, self.dev_seq_bps, last_own], axis=1)
+                         self.dev_rated_bytes, self.dev_seq_bps, last_own, wcache, spin,
+                         slow[:, 0], slow[:, 1], slow[:, 2], np.zeros(n)], axis=1)
         return limi, np.ascontiguousarray(limf), np.ascontiguousarray(devf), devm
+
+    @property
+    def variable(self) -> bool:
+        """Whether the members have slow episodes (`LatencyProfile.slow_share`)."""
+        return bool(self.dev_slow.size and (self.dev_slow[:, 1] > 0).any())
 
     @property
     def tolerance_s(self) -> NDArray[np.float64]:
@@ -193,6 +208,11 @@ def _compile(layout: Layout, catalog: Catalog, limits: LayoutLimits | None) -> S
     if layout.volume_type is None and device is None:
         notes.append("HDD instance store: AWS publishes no IOPS; each disk serves one I/O at a "
                      "time with the profile's seek time (similar to standard EBS [S27])")
+    if profile.slow_share > 0 and profile.slow_episode_s > 0 and profile.slow_factor > 1:
+        notes.append(f"variability: each volume spends ~{profile.slow_share:.1%} of the time in "
+                     f"slow episodes of {profile.slow_episode_s / 60:g} min, up to "
+                     f"{profile.slow_factor:g}x slower (profile {profile.name}; the event "
+                     "simulation only, placed by the seed)")
     width = max(len(c) for c in chains)
     chain_arr = np.full((n, max(width, 1)), -1, dtype=np.int64)
     for m, c in enumerate(chains):
@@ -224,7 +244,24 @@ def _compile(layout: Layout, catalog: Catalog, limits: LayoutLimits | None) -> S
         dev_mu=mu, dev_sigma=sigma, dev_ptail=ptail, dev_tail_lo=tlo, dev_tail_hi=thi,
         dev_xfer_bps=np.full(n, profile.transfer_mibps * MIB),
         dev_flush_s=np.full(n, profile.flush_ms / 1000), dev_serial=serial, dev_cost=dev_cost,
-        dev_rated_bytes=rated, dev_seq_bps=seq, profile=profile, notes=notes)
+        dev_rated_bytes=rated, dev_seq_bps=seq, profile=profile, notes=notes,
+        dev_wcache_s=np.full(n, profile.write_cache_ms / 1000),
+        dev_spinning=np.full(n, 1.0 if profile.spinning else 0.0),
+        dev_slow=np.tile(_slow_row(profile), (n, 1)))
+
+
+def _slow_row(profile: LatencyProfile) -> NDArray[np.float64]:
+    """(slot s, share, largest speed loss) of the profile's slow episodes; zeros for none."""
+    if profile.slow_share <= 0 or profile.slow_episode_s <= 0 or profile.slow_factor <= 1:
+        return np.zeros(3)
+    return np.array([profile.slow_episode_s, profile.slow_share, 1 - 1 / profile.slow_factor])
+
+
+def steady(plan: SimPlan) -> SimPlan:
+    """The plan without slow episodes: every volume at its usual speed all the time."""
+    if not plan.variable:
+        return plan
+    return replace(plan, dev_slow=np.zeros_like(plan.dev_slow), notes=list(plan.notes))
 
 
 def at_baseline(plan: SimPlan, buckets: list[int] | None = None, *, why: str) -> SimPlan:
