@@ -1,0 +1,61 @@
+"""`advisor catalog instances` filters (issue 14): --family, --arch, --min-memory-gib, --min-vcpu
+in table, JSON and CSV, each figure's source in the JSON."""
+
+import csv
+import io
+import json
+from typing import Any
+
+import pytest
+
+from advisor.cli.main import main
+
+MUST_SHOW = ("r7g.large", "m7g.large", "c7g.large", "r6g.large", "m6g.large", "c6g.large",
+             "r7i.large", "m7i.large", "r5b.large", "i4g.large", "r6gd.large")
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
+    assert main(["catalog", "instances", "--format", "json", *args]) == 0
+    rows: list[dict[str, Any]] = json.loads(capsys.readouterr().out)["instances"]
+    return rows
+
+
+def test_json_lists_200_types_with_limits_prices_and_sources(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """>= 200 types; the must-show ones with EBS limits, both prices and their sources."""
+    rows = {r["name"]: r for r in _json(capsys)}
+    assert len(rows) >= 200
+    for name in MUST_SHOW:
+        r = rows[name]
+        assert r["ebs"]["max_iops"] >= r["ebs"]["baseline_iops"] > 0
+        assert 0 < r["plan_hourly_usd"]["3yr-reserved"] < r["hourly_usd"]
+        assert {"ebs", "hourly_usd", "plan_hourly_usd.3yr-reserved", "arch",
+                "network_baseline_gbps"} <= set(r["sources"])
+
+
+def test_family_arch_and_memory_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    """--family r7g --arch arm64 --min-memory-gib 64: r7g.2xlarge (64 GiB) and up, only."""
+    rows = _json(capsys, "--family", "r7g", "--arch", "arm64", "--min-memory-gib", "64")
+    assert [r["name"] for r in rows] == ["r7g.2xlarge", "r7g.4xlarge", "r7g.8xlarge",
+                                         "r7g.12xlarge", "r7g.16xlarge"]
+    assert _json(capsys, "--family", "r7g", "--arch", "x86_64") == []
+    both = {r["name"].split(".")[0] for r in _json(capsys, "--family", "m7g,m7i",
+                                                   "--min-vcpu", "64")}
+    assert both == {"m7g", "m7i"}
+
+
+def test_csv_has_one_row_per_type(capsys: pytest.CaptureFixture[str]) -> None:
+    """--format csv: a header and one row per filtered type, nested figures flattened."""
+    assert main(["catalog", "instances", "--format", "csv", "--family", "i4g"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["name"] for r in rows][:2] == ["i4g.large", "i4g.xlarge"]
+    assert rows[0]["arch"] == "arm64"
+    assert rows[0]["store.read_iops"] == "31250.0"
+
+
+def test_unknown_family_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown family: exit 2 and one line naming the catalog's families."""
+    assert main(["catalog", "instances", "--family", "r9z"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --family: r9z not in the catalog (families: c1, ")
+    assert err.count("\n") == 1
