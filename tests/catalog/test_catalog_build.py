@@ -3,6 +3,7 @@ invariants, and a cross-check against the service-capacity-modeling hardware sha
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,16 @@ def test_shapes_agree_with_service_capacity_modeling() -> None:
     for i in both:
         found |= _differences(i, shapes[i.name])
     assert found == KNOWN_DIFFERENCES
+
+
+def test_network_baselines_agree_with_karpenters_scrape() -> None:
+    """Every network baseline the catalog has equals, within 1 %, the baseline karpenter's
+    generator scraped from the AWS docs (scripts/catalog_sources/karpenter-bandwidth.go)."""
+    text = (ROOT / "scripts" / "catalog_sources" / "karpenter-bandwidth.go").read_text("utf-8")
+    scraped = {m[1]: int(m[2]) for m in re.finditer(r'"([a-z0-9.-]+)":\s+(\d+),', text)}
+    both = [i for i in CATALOG.instance_types.values()
+            if i.name in scraped and i.network_baseline_gbps is not None]
+    assert len(both) >= 200
+    off = [i.name for i in both
+           if abs(scraped[i.name] / (i.network_baseline_gbps * 1000) - 1) > 0.01]  # type: ignore[operator]
+    assert off == []
