@@ -1,0 +1,147 @@
+"""Fleet benchmark: N generated workloads sized in process, then on a local Dask cluster.
+
+    .venv/bin/python bench/fleet.py --rows 1000 --workers 2 --out /tmp/fleet-bench
+
+Generates a seeded fleet (mostly Aerospike rows, whose search takes ~0.2-1 s; a small share of
+MySQL rows, ~2-9 s each on a shared 2-core host), writes it as CSV, sizes it in this process and
+on `--workers` local Dask worker processes (one thread each), and prints: wall time and rows/s
+of each, the speed-up, the cluster's start-up time, each worker's peak resident memory, whether
+the two runs' results are identical, the fleet report's totals, and `--check` rows re-run with
+`advisor size` (a subprocess) compared with the fleet's answer. One run of each mode: the
+figures are one sample on whatever else the host was doing, not a statistic.
+"""
+
+import argparse
+import csv
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from advisor.fleet_run import Where, dask_client, peak_rss_mib, run_fleet, run_on  # noqa: E402
+from advisor.serial import to_json  # noqa: E402
+from advisor.userfiles import load_catalog  # noqa: E402
+from recommend.fleet import RowResult, parse_rows, summarise  # noqa: E402
+
+COLUMNS = ("id", "workload", "tps", "reads", "data_gb", "replicas", "reads_per_sec",
+           "writes_per_sec", "record_bytes", "replication_factor", "current_deployment",
+           "current_monthly_usd")
+
+
+def generate(n: int, *, seed: int, mysql_share: float) -> list[dict[str, Any]]:
+    """A seeded fleet: loads and sizes spread over two orders of magnitude, a current cost for
+    four rows in five (drawn around a plausible price; the savings are what the sizing says)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        row: dict[str, Any] = dict.fromkeys(COLUMNS, "")
+        row["id"] = f"db-{i:05d}"
+        if rng.random() < mysql_share:
+            row.update(workload="mysql", tps=int(rng.integers(50, 400)),
+                       reads=round(float(rng.choice([0, 1, 3.25])), 2),
+                       data_gb=int(rng.integers(5, 200)), replicas=int(rng.integers(0, 2)))
+        else:
+            row.update(workload="aerospike", reads_per_sec=int(rng.integers(500, 20_000)),
+                       writes_per_sec=int(rng.integers(100, 5_000)),
+                       data_gb=int(rng.integers(10, 400)),
+                       record_bytes=int(rng.choice([512, 1536, 4096])),
+                       replication_factor=int(rng.choice([1, 2, 2, 3])))
+        if rng.random() < 0.8:
+            row["current_monthly_usd"] = round(float(rng.uniform(80, 900)), 2)
+            row["current_deployment"] = str(rng.choice(["m5.xlarge:gp2:500GiB",
+                                                        "r5.large:io1:300GiB",
+                                                        "i3.xlarge:store"]))
+        rows.append(row)
+    return rows
+
+
+def _same(a: list[RowResult], b: list[RowResult]) -> bool:
+    return sorted(a, key=lambda r: r.id) == sorted(b, key=lambda r: r.id)
+
+
+def _size_cli(row: dict[str, Any]) -> dict[str, Any]:
+    args = [str(REPO / ".venv" / "bin" / "advisor"), "size", "--format", "json"]
+    for k, v in row.items():
+        if k in ("id", "current_deployment", "current_monthly_usd") or v == "":
+            continue
+        args += [f"--{k.replace('_', '-')}", str(v)]
+    done = subprocess.run(args, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return {"exit": done.returncode, "line": done.stderr.strip()}
+    data = json.loads(done.stdout)
+    return {"deployment": data["recommendation"]["deployment"],
+            "monthly_usd": data["recommendation"]["monthly_usd"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", type=int, default=1000)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--mysql-share", type=float, default=0.01)
+    ap.add_argument("--check", type=int, default=3, help="rows re-run with `advisor size`")
+    ap.add_argument("--out", type=Path, default=Path("fleet-bench"))
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    fleet = generate(args.rows, seed=args.seed, mysql_share=args.mysql_share)
+    with (args.out / "fleet.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLUMNS)
+        w.writeheader()
+        w.writerows(fleet)
+    rows = parse_rows(fleet)
+    catalog = load_catalog(use_env=False)
+    mysql = sum(r.workload == "mysql" for r in rows)
+    print(f"{len(rows)} rows ({mysql} mysql, {len(rows) - mysql} aerospike), seed {args.seed}, "
+          f"catalog {catalog.catalog_version}", flush=True)
+
+    t = time.perf_counter()
+    local = run_fleet(rows, catalog, Where(), lambda r: None)
+    local_s = time.perf_counter() - t
+    print(f"in process: {local_s:,.1f} s, {len(rows) / local_s:,.2f} rows/s, peak RSS "
+          f"{peak_rss_mib():,.0f} MiB", flush=True)
+
+    t = time.perf_counter()
+    with dask_client(Where(workers=args.workers)) as client:
+        client.wait_for_workers(args.workers)
+        up_s = time.perf_counter() - t
+        t = time.perf_counter()
+        remote = run_on(client, rows, catalog, lambda r: None)
+        dask_s = time.perf_counter() - t
+        memory = client.run(peak_rss_mib)
+    print(f"{args.workers} Dask workers: {dask_s:,.1f} s ({len(rows) / dask_s:,.2f} rows/s) after "
+          f"{up_s:,.1f} s cluster start; speed-up {local_s / dask_s:,.2f}x "
+          f"({local_s / (dask_s + up_s):,.2f}x counting the start); peak RSS per worker "
+          + ", ".join(f"{v:,.0f} MiB" for v in memory.values()), flush=True)
+    same = _same(local, remote)
+    print(f"results identical (every field, the full size result included): {same}")
+
+    summary = summarise(remote, catalog_version=catalog.catalog_version)
+    s = to_json(summary)
+    print("report totals:", json.dumps({k: s[k] for k in ("rows", "by_status",
+                                                           "recommended_monthly_usd",
+                                                           "compared")}))
+    (args.out / "report.json").write_text(json.dumps(s, indent=2))
+    by_id = {r.id: r for r in local}
+    checked = [row for row in fleet if by_id[row["id"]].status == "ok"][:args.check]
+    mysql_row = next((row for row in fleet if row["workload"] == "mysql"
+                      and by_id[row["id"]].status == "ok"), None)
+    if mysql_row is not None and args.check > 1:
+        checked = [*checked[:args.check - 1], mysql_row]
+    for row in checked:
+        got = _size_cli(row)
+        mine = by_id[row["id"]]
+        match = got.get("deployment") == mine.deployment \
+            and got.get("monthly_usd") == mine.monthly_usd
+        print(f"advisor size {row['id']} ({row['workload']}): {got} vs fleet "
+              f"{mine.deployment} ${mine.monthly_usd}: {'same' if match else 'DIFFERENT'}")
+
+
+if __name__ == "__main__":
+    main()
