@@ -63,6 +63,15 @@ def register(app: typer.Typer) -> None:
         metavar="BEFORE AFTER", help="two SHOW GLOBAL STATUS dumps of one server (mysql -e or "
         "mysqladmin extended-status): tps, reads, the server and a measured I/O profile from "
         "them; flags typed override")], None),
+    fixed("from_cloudwatch", Annotated[Path | None, typer.Option(
+        help="aws cloudwatch get-metric-data JSON (EBS Volume* or RDS Read/Write* metrics): "
+        "storage layouts on --instance serving its p99 sample within --p99-ms (per I/O)")],
+        None),
+    fixed("instance", Annotated[str | None, typer.Option(
+        help="with --from-cloudwatch: the instance type to size storage for")], None),
+    fixed("current_layout", Annotated[str | None, typer.Option(
+        help="with --from-cloudwatch: the layout in use, judged the same way (a layout spec)")],
+        None),
     fixed("variables", Annotated[Path | None, typer.Option(
         help="SHOW VARIABLES of that server (with --from-mysql-status): its version and "
         "flush/io/redo/replica settings")], None),
@@ -84,6 +93,7 @@ def register(app: typer.Typer) -> None:
     fixed("save", SaveOpt, False),
 )
 def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None,
+         from_cloudwatch: Path | None, instance: str | None, current_layout: str | None,
          variables: Path | None, terraform: Path | None, mycnf: Path | None, force: bool,
          explain: bool, fmt: Format, out: Path | None, catalog: list[Path] | None,
          report: Path | None, save: bool, **options: Any) -> None:
@@ -92,6 +102,21 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
     from advisor.serial import to_json
     from recommend.run import run_size
 
+    if from_cloudwatch is not None:
+        others = [f for f, v in (("--from-mysql-status", from_mysql_status), ("--terraform",
+                  terraform), ("--mycnf", mycnf), ("--io-profile", io_profile),
+                  ("--report", report)) if v is not None] + (["--save"] if save else [])
+        if others:
+            raise FieldError("from_cloudwatch", str(from_cloudwatch), f"sizes storage alone: "
+                             f"not with {others[0]}")
+        from advisor.cli.size_sources import size_from_cloudwatch
+
+        size_from_cloudwatch(from_cloudwatch, instance=instance, current=current_layout,
+                             options=options, fmt=fmt, catalog=catalog, out=out)
+        return
+    if instance is not None or current_layout is not None:
+        raise FieldError("instance" if instance is not None else "current_layout",
+                         instance or current_layout, "goes with --from-cloudwatch")
     status = None
     if from_mysql_status is not None:
         from advisor.cli.size_sources import status_options

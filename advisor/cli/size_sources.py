@@ -78,3 +78,110 @@ def print_status(workload: StatusWorkload) -> None:
     console.print("[bold]From SHOW GLOBAL STATUS[/bold] (flags typed override what it gives)")
     for line in workload.lines():
         console.print(f"  · {line}", markup=False, highlight=False, soft_wrap=True)
+
+
+def size_from_cloudwatch(path: Path, *, instance: str | None, current: str | None,
+                         options: Mapping[str, Any], fmt: Any, catalog: list[Path] | None,
+                         out: Path | None) -> None:
+    """`size --from-cloudwatch FILE --instance TYPE [--current-layout SPEC]`: the demand per
+    sample and its peaks, then the cheapest layouts on TYPE that serve the p99 sample within
+    --p99-ms (each I/O's p99), the current layout judged the same way."""
+    from advisor.cli.common import Format, emit_csv, emit_json, load
+    from advisor.cli.progress import activity
+    from advisor.errors import InfeasibleSlo
+    from advisor.userfiles import check_output, read_json_object, write_json
+    from recommend.request import MysqlSizeRequest, size_request
+    from recommend.storage_fit import storage_fit
+    from workloads.cloudwatch import demand_json, parse_metric_data
+
+    if instance is None:
+        raise FieldError("instance", None, "--from-cloudwatch sizes storage for one instance "
+                         "type: give --instance TYPE")
+    req = size_request(options)
+    if not isinstance(req, MysqlSizeRequest):
+        raise FieldError("from_cloudwatch", str(path), "applies to the mysql workload only")
+    check_output(out, what="result")
+    cat = load(catalog)
+    demand = parse_metric_data(read_json_object(path, what="CloudWatch file"), source=str(path))
+    p99 = demand.percentile(99)
+    with activity(f"judging layouts on {instance}", "layouts") as tick:
+        fit = storage_fit(cat, instance, p99, peak_s=demand.peak_run_s(p99), p99_ms=req.p99_ms,
+                          capacity_gib=req.needed_gib, current=current,
+                          allow_store=req.allow_ephemeral,
+                          progress=lambda done: tick(done, 0.0))
+    data: dict[str, Any] = {
+            "kind": "storage_fit", "demand": demand_json(demand), "instance": fit.instance,
+            "p99_ms": fit.p99_ms, "capacity_gib": fit.capacity_gib,
+            "io_size_bytes": fit.block_bytes, "judged_over_s": max(fit.peak_s, 60),
+            "recommendation": _row(fit.recommendation), "alternatives":
+            [_row(r) for r in fit.alternatives], "current": _row(fit.current),
+            "rejected": [_row(r) for r in fit.rejected], "considered": fit.considered}
+    if out is not None:
+        write_json(out, data)
+    if fmt is Format.json:
+        emit_json(data)
+    elif fmt is Format.csv:
+        emit_csv([{"rank": rank, **row} for rank, rows in (
+            ("recommendation", [data["recommendation"]]), ("alternative", data["alternatives"]),
+            ("current", [data["current"]]), ("rejected", data["rejected"])) for row in rows
+            if row is not None])
+    else:
+        _print_fit(demand, fit)
+    if fit.recommendation is None:
+        best = min(fit.rejected, key=lambda r: r.p99_ms, default=None)
+        raise InfeasibleSlo(f"no layout on {instance} serves the p99 sample ({p99.iops:,.0f} "
+                            f"IOPS) within {req.p99_ms:g} ms", best=None if best is None else
+                            best.layout, best_p99_ms=None if best is None else best.p99_ms)
+
+
+def _row(row: Any) -> dict[str, Any] | None:
+    if row is None:
+        return None
+    return {"layout": row.layout, "monthly_usd": row.monthly_usd, "storage_usd": row.storage_usd,
+            "read_p99_ms": row.read_p99_ms, "write_p99_ms": row.write_p99_ms,
+            "busiest": row.busiest, "utilisation": row.utilisation,
+            "capacity_gib": row.capacity_gib, "fits": row.fits, "why": row.why}
+
+
+def _print_fit(demand: Any, fit: Any) -> None:
+    from advisor.cli.common import new_table, num_column, text_column
+    from workloads.cloudwatch import sample_lines
+
+    console.print(f"[bold]From CloudWatch[/bold] ({demand.source.upper()}: "
+                  f"{', '.join(demand.metrics)}; {demand.series} series, {len(demand.samples)} "
+                  f"samples of {demand.period_s} s)")
+    peaks = demand.peaks()
+    for name, unit in (("iops", "IOPS"), ("mibps", "MiB/s")):
+        p = peaks[name]
+        console.print(f"  · {unit}: p50 {p['p50']:,.1f}, p90 {p['p90']:,.1f}, p99 "
+                      f"{p['p99']:,.1f}, max {p['max']:,.1f}", highlight=False)
+    console.print(f"  · p99 sample {sample_lines(fit.sample)}", markup=False, highlight=False,
+                  soft_wrap=True)
+    console.print(f"  · judged as open-loop random I/O of {fit.block_bytes // 1024} KiB over "
+                  f"{fit.capacity_gib:,.0f} GiB for {max(fit.peak_s, 60):,} s (the load stayed "
+                  f"near the p99 sample that long), each I/O's p99 <= {fit.p99_ms:g} ms",
+                  highlight=False)
+    for note in demand.notes:
+        console.print(f"  · {note}", markup=False, highlight=False)
+    table = new_table(f"Layouts on {fit.instance} that serve it (cheapest first; "
+                      f"{fit.considered} considered)", title_justify="left")
+    text_column(table, "layout")
+    for col in ("$/month", "storage\n$/month", "read\np99 ms", "write\np99 ms"):
+        num_column(table, col)
+    text_column(table, "busiest limit", wrap=True)
+    rows = [("", r) for r in ([fit.recommendation] if fit.recommendation else [])]
+    rows += [("", r) for r in fit.alternatives]
+    if fit.current is not None:
+        rows.append(("(current) ", fit.current))
+    for label, r in rows:
+        over = r.utilisation >= 1
+        table.add_row(label + r.layout, f"{r.monthly_usd:,.2f}", f"{r.storage_usd:,.2f}",
+                      "-" if over else f"{r.read_p99_ms:,.2f}",
+                      "-" if over else f"{r.write_p99_ms:,.2f}",
+                      f"{r.busiest} {r.utilisation:.0%}" + (f"; FAILS: {r.why}" if r.why else ""))
+    console.print(table)
+    if fit.current is not None and fit.recommendation is not None:
+        saving = fit.current.monthly_usd - fit.recommendation.monthly_usd
+        console.print(f"  · the current layout {'fits' if fit.current.fits else 'does NOT fit'}"
+                      f"; the recommendation costs {abs(saving):,.2f} $/month "
+                      f"{'less' if saving >= 0 else 'more'}", highlight=False)

@@ -130,3 +130,43 @@ def test_size_from_status_dumps_sizes_what_they_show(capsys: pytest.CaptureFixtu
     assert f"innodb_buffer_pool_size = {bp_mib}M" in cnf
     assert "innodb_log_file_size = 48M" in cnf
     assert "main.tf" in {p.name for p in (tmp_path / "tf").iterdir()}
+
+
+CLOUDWATCH = Path(__file__).parent.parent / "workloads" / "fixtures" / "cloudwatch"
+
+
+def test_size_from_cloudwatch_prints_the_demand_and_the_layouts(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run(capsys, "size", "--from-cloudwatch",
+                         str(CLOUDWATCH / "ebs-raid0-2-volumes.json"), "--instance", "m5.xlarge",
+                         "--current-layout", "m5.xlarge:raid0:2xgp3:100GiB", "--format", "json",
+                         "--out", str(tmp_path / "fit.json"))
+    assert code == 0, err
+    data = json.loads(out)
+    assert data == json.loads((tmp_path / "fit.json").read_text())
+    assert data["demand"]["period_s"] == 300
+    assert data["demand"]["p99_sample"]["read_kib"] == pytest.approx(16.0, rel=1e-3)
+    rec, current = data["recommendation"], data["current"]
+    assert rec["fits"]
+    assert rec["layout"].startswith("m5.xlarge:")
+    assert max(rec["read_p99_ms"], rec["write_p99_ms"]) <= 10
+    assert current["layout"] == "m5.xlarge:raid0:2xgp3:100GiB"
+    assert rec["monthly_usd"] <= current["monthly_usd"] or not current["fits"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--from-cloudwatch", str(CLOUDWATCH / "rds.json")], "give --instance TYPE"),
+    (["--from-cloudwatch", str(CLOUDWATCH / "rds.json"), "--instance", "x9.huge"],
+     "x9.huge is not in the catalog"),
+    (["--from-cloudwatch", str(STATUS / "replay-level.json"), "--instance", "m5.large"],
+     "no MetricDataResults"),
+    (["--from-cloudwatch", str(CLOUDWATCH / "rds.json"), "--instance", "m5.large",
+      "--terraform", "tf"], "sizes storage alone: not with --terraform"),
+    (["--instance", "m5.large"], "goes with --from-cloudwatch"),
+])
+def test_size_bad_cloudwatch_input_is_one_line(capsys: pytest.CaptureFixture[str],
+                                               argv: list[str], message: str) -> None:
+    code, _, err = run(capsys, "size", *argv)
+    assert code == 2
+    assert message in err
+    assert err.strip().count("\n") == 0
