@@ -11,12 +11,20 @@ import csv
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from advisor.errors import InvalidInput
 from advisor.userfiles import read_text
-from recommend.fleet import CURRENT_DEPLOYMENT, CURRENT_MONTHLY_USD, ID, OUT_COLUMNS, RowResult
+from recommend.fleet import (
+    CURRENT_DEPLOYMENT,
+    CURRENT_MONTHLY_USD,
+    ID,
+    OUT_COLUMNS,
+    RowResult,
+    columns,
+)
 from recommend.request import WORKLOAD, size_fields
 
 MAX_FLEET_BYTES = 256 * 2**20
@@ -47,6 +55,7 @@ def read_fleet(path: Path) -> list[dict[str, Any]]:
             records.append(dict(record))
         if reader.fieldnames is None:
             raise InvalidInput(f"{path}: the fleet file is empty (a header row is needed)")
+        _known_columns(path, reader.fieldnames)
         return records
     records = []
     for line, raw in enumerate(text.splitlines(), start=1):
@@ -60,6 +69,16 @@ def read_fleet(path: Path) -> list[dict[str, Any]]:
             raise InvalidInput(f"{path}: line {line} is not a JSON object")
         records.append(record)
     return records
+
+
+def _known_columns(path: Path, names: Sequence[str]) -> None:
+    """A header naming a column no row may have is refused before any row is read."""
+    known = set(columns())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise InvalidInput(f"{path}: unknown column {unknown[0]!r} in the header (columns: id, "
+                           "workload, the options of `advisor size` in snake_case, "
+                           "current_deployment, current_monthly_usd)")
 
 
 def _column_kinds() -> dict[str, str]:
@@ -96,6 +115,7 @@ def _parquet(path: Path) -> list[dict[str, Any]]:
     except (OSError, pa.ArrowException) as exc:
         why = " ".join(str(exc).split())[:160]
         raise InvalidInput(f"{path}: not a readable Parquet file ({why})") from None
+    _known_columns(path, table.schema.names)
     kinds = _column_kinds()
     for fld in table.schema:
         kind = kinds.get(fld.name)
