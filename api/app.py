@@ -16,7 +16,7 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from fastapi import Depends, FastAPI, HTTPException, Query, Request
@@ -264,9 +264,11 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
 
     @app.get("/v1/layouts/{spec}", response_model=models.LayoutResult, tags=["catalog"],
              dependencies=secured, responses=errors)
-    def layout(spec: str) -> JSONResponse:
-        """`advisor layout SPEC`: capacity, limits, cost and durability of one layout."""
-        return JSONResponse(service.layout(spec))
+    def layout(spec: str,
+               pricing: Literal["on-demand", "3yr-reserved"] = "on-demand") -> JSONResponse:
+        """`advisor layout SPEC`: capacity, limits, cost and durability of one layout
+        (`pricing`: how the instance is paid for, as `--pricing`)."""
+        return JSONResponse(service.layout(spec, pricing))
 
     @app.get("/v1/catalog/instances", response_model=models.InstancesResult, tags=["catalog"],
              dependencies=secured, responses=errors)

@@ -15,7 +15,7 @@ import anyio
 import anyio.to_thread
 from pydantic import BaseModel
 
-from advisor.catalog.model import Catalog
+from advisor.catalog.model import Catalog, PricingPlan
 from advisor.errors import InfeasibleSlo, InvalidInput
 from advisor.options import FieldError
 from advisor.serial import to_json
@@ -190,11 +190,13 @@ class Service:
                 raise InvalidInput(exc.detail) from None
             raise
 
-    def layout(self, spec: str) -> dict[str, Any]:
+    def layout(self, spec: str, pricing: PricingPlan = "on-demand") -> dict[str, Any]:
+        from advisor.catalog.pricing import with_plan
         from advisor.layout import resolve
         from advisor.layout.describe import describe
 
-        return to_json(describe(resolve(spec, self.catalog), self.catalog))  # type: ignore[no-any-return]
+        catalog = with_plan(self.catalog, pricing)
+        return to_json(describe(resolve(spec, catalog), catalog))  # type: ignore[no-any-return]
 
     def instances(self) -> dict[str, Any]:
         from advisor.catalog.describe import instances_json

@@ -84,3 +84,18 @@ def test_layout_cli_pricing(capsys: pytest.CaptureFixture[str]) -> None:
     assert cost["items"][0]["item"] == "m6g.large 3yr-reserved"
     assert cost["instance_usd"] == pytest.approx(
         CATALOG.instance_types["m6g.large"].plan_hourly_usd["3yr-reserved"] * 730, abs=0.01)
+
+
+def test_api_layout_pricing() -> None:
+    """GET /v1/layouts/SPEC?pricing=3yr-reserved prices the instance as the CLI does; a plan
+    without a source is a 422."""
+    from starlette.testclient import TestClient
+
+    from api.app import create_app
+
+    client = TestClient(create_app())
+    ok = client.get("/v1/layouts/m6g.large:gp3:100GiB", params={"pricing": "3yr-reserved"})
+    assert ok.status_code == 200
+    assert ok.json()["cost"]["items"][0]["item"] == "m6g.large 3yr-reserved"
+    bad = client.get("/v1/layouts/m6g.large:gp3:100GiB", params={"pricing": "1yr-reserved"})
+    assert bad.status_code == 422
