@@ -232,7 +232,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
     table.add_column("what", style="bold", no_wrap=True)
     text_column(table, "value", wrap=True)
     table.add_row("deployment", rec.deployment)
-    table.add_row("monthly cost", f"{usd(rec.monthly_usd)}" + _breakdown(rec))
+    table.add_row("monthly cost", f"{usd(rec.monthly_usd)}" + _breakdown(rec)
+                  + (f"; instances priced {r.request.pricing}"
+                     if r.request.pricing != "on-demand" else ""))
     if isinstance(rec, MysqlDeployment):
         table.add_row("p99 at target", _p99_text(rec))
         table.add_row("max tps at SLO", f"{rec.max_tps_at_slo:,} (headroom "
