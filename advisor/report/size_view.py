@@ -203,7 +203,8 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         burst = timeline_chart(chart["timeline"], "burst", at=(
             f"{q.tps:,.0f} tps" if isinstance(q, MysqlSizeRequest) else "the requested load"),
             hours=q.peak_hours if mysql else None)
-    facts = [_tile("monthly cost", fmt_usd(rec.monthly_usd))]
+    facts = [_tile("monthly cost", fmt_usd(rec.monthly_usd),
+                   f"instances {q.pricing}" if q.pricing != "on-demand" else "")]
     if isinstance(rec, MysqlDeployment):
         facts += [*_des_tiles(rec),
                   _tile("knee (max tps at SLO)", fmt_value(rec.max_tps_at_slo),
