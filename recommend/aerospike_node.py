@@ -169,3 +169,12 @@ def over_limit(uses: tuple[ResourceUse, ...]) -> ResourceUse | None:
     """The first resource past its capacity (network without a figure cannot fail)."""
     return next((u for u in uses if u.utilisation is not None and u.utilisation > 1), None)
 
+
+def fits(req: AerospikeSizeRequest, d: NodeDemand, inst: InstanceType) -> bool:
+    """`instance_checks` finds nothing over its limit (numbers only: the fast path)."""
+    if NODE_RESERVED_GIB + d.index_gib + d.data_in_memory_gib > usable_memory_gib(inst):
+        return False
+    base = inst.network_baseline_gbps
+    if base is not None and max(d.network_in_gbps, d.network_out_gbps) > base:
+        return False
+    return d.ops_per_sec / req.ops_per_vcpu <= inst.vcpu

@@ -9,9 +9,10 @@ verified in cost order with ACT in the event simulation until four pass.
 """
 
 import dataclasses
+import hashlib
 import heapq
 import math
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.durability import layout_durability
 from advisor.layout.model import Layout, resolve
 from advisor.layout.spec import LayoutSpec
+from advisor.serial import SCHEMA_VERSION, from_json, to_json
 from advisor.sim.analytic import IoSpec, RequestClass, build_mix, read_fraction_over
 from advisor.sim.plan import compile_plan, with_write_load
 from advisor.sim.results import ActTest
@@ -31,6 +33,7 @@ from recommend.aerospike_node import (
     ASSUMPTIONS,
     ClusterShape,
     NodeDemand,
+    fits,
     instance_checks,
     node_demand,
     over_limit,
@@ -91,6 +94,8 @@ class _Search:
     best: list[float] = field(default_factory=list)  # max-heap (negated) of KEEP lowest costs
     screens: dict[tuple[str, float, float], tuple[bool, str, list[float]]] = field(
         default_factory=dict)
+    memo: MutableMapping[str, Any] | None = None
+    profiles_repr: str | None = None
 
     @property
     def bound(self) -> float:
@@ -212,6 +217,29 @@ class _Pair:
     node_usd: float
 
 
+def _first_fit(s: _Search, inst: InstanceType, lo: int) -> int | None:
+    req = s.req
+    for nodes in range(lo, MAX_NODES + 1, req.racks):
+        shape = ClusterShape(nodes=nodes, racks=req.racks, rf=req.replication_factor)
+        if fits(req, node_demand(req, shape), inst):
+            return nodes
+    return None
+
+
+def _refuse_instance(s: _Search, inst: InstanceType, nodes: int) -> None:
+    """The most nodes of `inst` that still miss a per-node limit, with the reason."""
+    req = s.req
+    shape = ClusterShape(nodes=nodes, racks=req.racks, rf=req.replication_factor)
+    bad = over_limit(instance_checks(req, node_demand(req, shape), inst))
+    if bad is None:
+        return
+    s.stats["considered"] += 1
+    s.stats["pruned"] += 1
+    s.reject(f"{nodes} x {inst.name}", nodes * inst.hourly_usd * 730, "pruned",
+             f"{bad.resource} {CHECKED}: needs {bad.need:,.2f} of {bad.have:,.2f} "
+             f"{bad.unit} ({bad.basis})")
+
+
 def _expand(s: _Search, pair: _Pair) -> list[_Cand]:
     """Check one instance type at one node count; its layouts, priced."""
     req, nodes, inst = s.req, pair.nodes, pair.inst
@@ -296,20 +324,51 @@ def _screen_one(s: _Search, c: _Cand) -> None:
         s.keep(c.monthly_usd)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Verdict:
+    """A memo entry: one event-simulation ACT test, in the result schema's version."""
+
+    test: ActTest
+    schema_version: int = SCHEMA_VERSION
+
+
+def _verify_key(s: _Search, c: _Cand, duration: float) -> str:
+    """Everything the event simulation's verdict depends on: the layout as resolved (instance,
+    volume type and their figures), the catalog's latency profiles, the load, length, seed and
+    the model and code versions."""
+    if s.profiles_repr is None:
+        s.profiles_repr = repr(sorted(s.catalog.latency_profiles.items()))
+    text = "\n".join((repr(c.layout), s.profiles_repr, repr(sorted(c.load.derivation().items())),
+                      repr((c.load.reads_per_sec, c.load.writes_per_sec, duration, s.req.seed,
+                            MODEL_VERSION, __version__))))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _verify(s: _Search, c: _Cand) -> bool:
     load = c.load
     duration = min(VERIFY_MAX_S, max(VERIFY_MIN_S, VERIFY_READS / max(
         load.internal_reads_per_sec, 1.0)))
     s.stats["verified"] += 1
-    act = simulate_act(c.layout, s.catalog, [({"x_load": 1 + s.req.headroom}, load)],
-                       duration_s=duration, seed=s.req.seed)
-    level = act.levels[0]
-    if not level.act.passed:
-        fails = [f for row in level.act.slices for f in row.fails][:2]
+    key = _verify_key(s, c, duration) if s.memo is not None else ""
+    known = s.memo.get(key) if s.memo is not None else None
+    test: ActTest | None = None
+    if known is not None:
+        try:
+            test = from_json(_Verdict, known).test
+        except AdvisorError:
+            test = None  # a memo written by another version of the result type: run again
+    if test is None:
+        act = simulate_act(c.layout, s.catalog, [({"x_load": 1 + s.req.headroom}, load)],
+                           duration_s=duration, seed=s.req.seed)
+        test = act.levels[0].act
+        if s.memo is not None:
+            s.memo[key] = to_json(_Verdict(test=test))
+    if not test.passed:
+        fails = [f for row in test.slices for f in row.fails][:2]
         s.reject(c.deployment, c.monthly_usd, "verified",
                  "ACT in the event simulation: " + "; ".join(fails) + f" {CHECKED}")
         return False
-    c.act = level.act
+    c.act = test
     return True
 
 
@@ -339,8 +398,12 @@ def device_rating(spec: LayoutSpec, catalog: Catalog,
 
 
 def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
-                   progress: Callable[[int, float], None] | None = None) -> AerospikeSizeResult:
-    s = _Search(req=req, catalog=catalog)
+                   progress: Callable[[int, float], None] | None = None,
+                   memo: MutableMapping[str, Any] | None = None) -> AerospikeSizeResult:
+    """The cheapest cluster passing every check with one node down. `memo`: event-simulation
+    verdicts by a key of everything they depend on (the caller may keep it between runs; the
+    simulation is deterministic for a seed, so a hit is the same verdict)."""
+    s = _Search(req=req, catalog=catalog, memo=memo)
     lo = req.min_nodes
     lo += -lo % req.racks  # whole racks
     # Best first over (lower-bound cost, ...): an instance type at its next node count enters
@@ -362,8 +425,17 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
             heapq.heappush(heap, (bound, 0, tie, _Pair(nodes=nodes, inst=inst,
                                                        node_usd=node_usd)))
 
+    # Every node count screened on the numbers first: each instance type enters at the fewest
+    # nodes whose busiest survivor fits its RAM, network and CPU (the count below is refused,
+    # with its reason; RAM, network and CPU per node only fall as nodes are added).
     for inst in catalog.instance_types.values():
-        push_pair(inst, lo)
+        first = _first_fit(s, inst, lo)
+        if first is None:
+            _refuse_instance(s, inst, MAX_NODES - (MAX_NODES - lo) % req.racks)
+            continue
+        if first > lo:
+            _refuse_instance(s, inst, first - req.racks)
+        push_pair(inst, first)
     last = lo
     while heap and heap[0][0] <= s.bound:
         cost, _, _, item = heapq.heappop(heap)

@@ -149,8 +149,8 @@ class AerospikeSizeRequest(SizeCommon):
     reads_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client reads/s")
     writes_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client writes/s")
     record_bytes: int = option(1536, ge=1, le=MAX_RECORD_BYTES,
-                               help="aerospike: record size (bytes, at most 8 MiB)")
-    replication_factor: int = option(2, ge=1, le=8, help="aerospike: copies of each record (1..8)")
+                               help="aerospike: record size (bytes)")
+    replication_factor: int = option(2, ge=1, le=8, help="aerospike: copies of each record")
     storage: str = option("any", choices=AEROSPIKE_STORAGE,
                           help="aerospike: any (instance store or EBS; instance store loses a "
                           "node's data on stop, the other copies keep it), store, ebs, or shadow "

@@ -4,9 +4,9 @@ No file reading and no clock here: a measured I/O profile arrives parsed, and th
 the search is measured with the clock the caller passes (the adapters pass `time.perf_counter`).
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from dataclasses import replace
-from typing import cast
+from typing import Any, cast
 
 from advisor.catalog.model import Catalog, PricingPlan
 from advisor.catalog.pricing import with_plan
@@ -19,7 +19,8 @@ Progress = Callable[[int, float], None]
 
 def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = None,
              progress: Progress | None = None,
-             clock: Callable[[], float] | None = None) -> SizeResult:
+             clock: Callable[[], float] | None = None,
+             memo: MutableMapping[str, Any] | None = None) -> SizeResult:
     start = clock() if clock is not None else None
     catalog = with_plan(catalog, cast(PricingPlan, req.pricing))  # one of OFFERED_PLANS
     result: SizeResult
@@ -30,7 +31,7 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
     else:
         from recommend.aerospike_search import size_aerospike
 
-        result = size_aerospike(req, catalog, progress=progress)
+        result = size_aerospike(req, catalog, progress=progress, memo=memo)
     if clock is None or start is None:
         return result
     return replace(result, search=replace(result.search, seconds=round(clock() - start, 3)))

@@ -155,11 +155,14 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
     from advisor.cli.progress import activity
 
     what = "MySQL" if isinstance(req, MysqlSizeRequest) else "Aerospike"
+    from advisor.cli.verify_memo import verify_memo
+
     try:
         with activity(f"sizing {what}", "replica counts" if what == "MySQL"
-                      else "cluster sizes") as tick:
+                      else "cluster sizes") as tick, verify_memo() as memo:
             result = run_size(req, cat, measured=measured, progress=tick,
-                              clock=time.perf_counter)
+                              clock=time.perf_counter,
+                              memo=memo if what == "Aerospike" else None)
     except InfeasibleSlo as exc:
         if explain:
             err_console.print(f"closest candidates and what they miss: {exc}", markup=False,

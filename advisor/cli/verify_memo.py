@@ -1,0 +1,69 @@
+"""The Aerospike sizing's event-simulation verdicts kept between runs, in one JSON file in the
+user's cache directory (`ADVISOR_CACHE_DIR` overrides it; set it empty to keep nothing).
+
+A verdict is keyed by everything it depends on (`recommend.aerospike_search._verify_key`); the
+file's name also carries a fingerprint of the simulator's source files, so a changed simulator
+starts a new file rather than reading old verdicts.
+"""
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator, MutableMapping
+from pathlib import Path
+from typing import Any
+
+MAX_ENTRIES = 4096
+
+
+def _code_fingerprint() -> str:
+    import advisor.sim
+    import recommend.aerospike_search
+    import workloads.aerospike
+
+    files = sorted(Path(advisor.sim.__file__).parent.rglob("*.py"))
+    files += [Path(workloads.aerospike.__file__), Path(recommend.aerospike_search.__file__)]
+    h = hashlib.sha256()
+    for f in files:
+        st = f.stat()
+        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def _cache_dir() -> Path | None:
+    env = os.environ.get("ADVISOR_CACHE_DIR")
+    if env is not None:
+        return Path(env) if env else None
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("advisor"))
+
+
+@contextlib.contextmanager
+def verify_memo() -> Iterator[MutableMapping[str, Any] | None]:
+    """A dict of verdicts read from the cache file, written back (atomically) if it grew; None
+    when caching is off or the directory cannot be used."""
+    folder = _cache_dir()
+    if folder is None:
+        yield None
+        return
+    path = folder / f"aerospike-verified-{_code_fingerprint()}.json"
+    try:
+        memo: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        memo = {}
+    before = len(memo)
+    yield memo
+    if len(memo) == before:
+        return
+    keep = dict(list(memo.items())[-MAX_ENTRIES:])  # the newest verdicts
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".verified-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(keep, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next run its time
