@@ -1,5 +1,7 @@
 """SHOW GLOBAL STATUS dumps taken by the real clients (`mysql -e`, `mysqladmin extended-status`)
-while `advisor replay` drives the project's MariaDB master at a known rate give that rate back.
+while `advisor replay` drives the project's MariaDB master give its rate back: autocommitted
+statements (the built-in driver at a fixed open-loop rate) and explicit BEGIN ... COMMIT
+transactions (sysbench oltp_read_write, sized with its preset).
 
 Both dumps are taken just after `Uptime` ticks, so the whole-second interval the derivation reads
 is the dumps' real distance (within the client's start-up, a few ms)."""
@@ -98,3 +100,33 @@ def test_the_dumps_give_the_server_and_a_measured_profile(replayed: dict[str, An
     assert w.profile is not None
     assert w.profile.per_write_txn.redo_bytes > 0
     assert w.redo_fsyncs_per_s > 0
+
+
+def test_explicit_transactions_give_sysbenchs_rate_within_5_percent(
+        mariadb_pair: MariaDbPair, sysbench_bin: str) -> None:
+    """sysbench oltp_read_write at a fixed 60 tps (sysbench --rate): BEGIN, SELECTs, 4 writes,
+    COMMIT; with the sysbench-oltp-rw shape every transaction is one read-write transaction and
+    none is autocommitted."""
+    url = mariadb_pair.master_url
+    args = _client_args(url)
+    proc = subprocess.Popen([sys.executable, "-m", "advisor.cli.main", "replay", "--driver",
+                             "sysbench", "--master", url, "--rows", "2000", "--ramp", "4",
+                             "--rate", "60", "--duration", "24", "--warmup", "2", "--format",
+                             "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        # sysbench prepare, then a warm-up run, then the measured run: both dumps inside it
+        time.sleep(10)
+        before = _dump_at_tick(args, ["mysql", *args, "-e", "SHOW GLOBAL STATUS"])
+        time.sleep(8)
+        after = _dump_at_tick(args, ["mysql", *args, "-e", "SHOW GLOBAL STATUS"])
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    (level,) = json.loads(out)["levels"]
+    w = derive(parse_status(before, source="before"), parse_status(after, source="after"),
+               selects_per_write_txn=14, writes_per_write_txn=4)
+    assert w.tps == pytest.approx(level["achieved_tps"], rel=0.05)
+    assert w.read_txns == 0
+    assert w.autocommitted <= 0.01 * w.transactions
