@@ -119,6 +119,9 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
                          instance or current_layout, "goes with --from-cloudwatch")
     status = None
     if from_mysql_status is not None:
+        if io_profile is not None:
+            raise FieldError("io_profile", str(io_profile), "--from-mysql-status measures the "
+                             "I/O per transaction too: give one of them")
         from advisor.cli.size_sources import status_options
 
         options, status = status_options(from_mysql_status, variables, options)

@@ -44,6 +44,11 @@ def status_options(paths: tuple[Path, Path], variables: Path | None,
     workload = derive(before, after, variables=var,
                       selects_per_write_txn=w.read_statements if w is not None else 0,
                       writes_per_write_txn=w.write_statements if w is not None else 1)
+    notes = _shape_notes(workload, w, options)
+    if notes:
+        import dataclasses
+
+        workload = dataclasses.replace(workload, notes=(*workload.notes, *notes))
     derived = workload.size_options()
     typed = given_on_command_line(list(derived))
     merged = dict(options)
@@ -53,6 +58,24 @@ def status_options(paths: tuple[Path, Path], variables: Path | None,
                          "the dumps show no read-write transaction: give --reads (and check "
                          "--preset) to size them")
     return merged, workload
+
+
+def _shape_notes(workload: StatusWorkload, write: Any, options: Mapping[str, Any]) -> list[str]:
+    """Where the dumps' statements per read-write transaction differ from the sizing shape's:
+    the sizing's I/O is the measured one per transaction, its CPU and shape lines are the
+    shape's, so say which flag would match."""
+    if write is None or workload.write_txns <= 0:
+        return []
+    measured = workload.write_statements / workload.write_txns
+    if abs(measured - write.write_statements) <= 0.1 * write.write_statements:
+        return []
+    how = ("autocommitted" if workload.explicit_txns == 0 else
+           f"{workload.explicit_txns:,} explicit transactions")
+    hint = (f" (e.g. --write-txn update={round(measured)},autocommit)"
+            if workload.explicit_txns == 0 and round(measured) >= 1 else "")
+    return [f"the dumps show {measured:,.2f} write statements per read-write transaction ({how})"
+            f"; the sizing shape ({options.get('preset', 'point-rw')}) has "
+            f"{write.write_statements}: set the shape to match{hint}"]
 
 
 def status_json(workload: StatusWorkload) -> dict[str, Any]:

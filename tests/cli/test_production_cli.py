@@ -170,3 +170,25 @@ def test_size_bad_cloudwatch_input_is_one_line(capsys: pytest.CaptureFixture[str
     assert code == 2
     assert message in err
     assert err.strip().count("\n") == 0
+
+
+def test_status_dumps_and_an_io_profile_are_not_given_together(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "size", "--from-mysql-status", str(STATUS / "before.tsv"),
+                       str(STATUS / "after.tsv"), "--io-profile", str(tmp_path / "io.json"))
+    assert code == 2
+    assert "measures the I/O per transaction too: give one of them" in err
+
+
+def test_a_shape_the_dumps_do_not_show_is_named_with_the_flag_that_matches() -> None:
+    """Replay's writes are one autocommitted UPDATE; point-rw's read-write transaction has 4
+    write statements."""
+    from advisor.cli.size_sources import status_options
+
+    paths = (STATUS / "before.tsv", STATUS / "after.tsv")
+    _, workload = status_options(paths, None, {"preset": "point-rw"})
+    assert any("1.00 write statements per read-write transaction (autocommitted); the sizing "
+               "shape (point-rw) has 4: set the shape to match (e.g. --write-txn "
+               "update=1,autocommit)" in n for n in workload.notes)
+    _, matched = status_options(paths, None, {"write_txn": "update=1,autocommit"})
+    assert not any("set the shape to match" in n for n in matched.notes)
