@@ -3,8 +3,11 @@
 
 Each repeat starts fresh processes, as a user's shell would: first the bare import, then the
 sizing, so both see the same machine load and the ratio holds on a busy host where the absolute
-times do not. The first run after installing compiles the simulator kernel with numba and caches
-it; that run is measured apart (with an empty cache directory) and reported as such.
+times do not. The CPU seconds of each process (user + system, from the kernel's accounting of the
+finished child) are reported beside the wall time: on a shared host they move far less with the
+load than the wall time does, so before/after comparisons use them. The first run after
+installing compiles the simulator kernel with numba and caches it; that run is measured apart
+(with an empty cache directory) and reported as such.
 
     python bench/size_cold.py [--repeats 7] [--format json]
 """
@@ -12,6 +15,7 @@ it; that run is measured apart (with an empty cache directory) and reported as s
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -31,10 +35,20 @@ def advisor_cmd() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "advisor.cli.main"]
 
 
-def wall(argv: list[str], env: dict[str, str], *, json_out: bool) -> float:
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def wall(argv: list[str], env: dict[str, str], *, json_out: bool,
+         cpu: list[float] | None = None) -> float:
+    """Wall seconds of one process run to its end (its CPU seconds appended to `cpu`)."""
+    cpu_before = _children_cpu_s()
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
     seconds = time.perf_counter() - start
+    if cpu is not None:
+        cpu.append(_children_cpu_s() - cpu_before)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()}")
     if json_out:
@@ -59,16 +73,22 @@ def main() -> None:
     wall(size, env, json_out=True)  # make sure the normal cache is warm
     wall(BASELINE, env, json_out=False)
     load_before = os.getloadavg()[0]
-    base, sized = [], []
+    base: list[float] = []
+    sized: list[float] = []
+    base_cpu: list[float] = []
+    sized_cpu: list[float] = []
     for _ in range(args.repeats):
-        base.append(wall(BASELINE, env, json_out=False))
-        sized.append(wall(size, env, json_out=True))
+        base.append(wall(BASELINE, env, json_out=False, cpu=base_cpu))
+        sized.append(wall(size, env, json_out=True, cpu=sized_cpu))
     ratios = [s / b for s, b in zip(sized, base, strict=True)]
     ratio = statistics.median(sized) / statistics.median(base)
+    cpu_ratio = statistics.median(sized_cpu) / statistics.median(base_cpu)
     out: dict[str, Any] = {
         "command": "advisor " + " ".join(COMMAND), "repeats": args.repeats,
         "cold_process_s": spread(sized), "bare_import_numpy_numba_s": spread(base),
         "ratio": {"of_medians": round(ratio, 2), **spread(ratios)},
+        "cpu_s": {"advisor_size": spread(sized_cpu), "bare_import": spread(base_cpu),
+                  "ratio_of_medians": round(cpu_ratio, 2)},
         "target_ratio": TARGET_RATIO, "meets_target": max(ratios) <= TARGET_RATIO,
         "first_run_with_empty_jit_cache_s": round(first, 3),
         "cpus": os.cpu_count(), "load_average": [round(load_before, 2),
@@ -80,6 +100,9 @@ def main() -> None:
     print(f"{out['command']}, {args.repeats} cold processes (min / median / max):")
     print(f"  advisor size            {c['min']:.2f} / {c['median']:.2f} / {c['max']:.2f} s")
     print(f"  import numpy, numba     {b['min']:.2f} / {b['median']:.2f} / {b['max']:.2f} s")
+    cs, cb = out["cpu_s"]["advisor_size"], out["cpu_s"]["bare_import"]
+    print(f"  CPU seconds             {cs['min']:.2f} / {cs['median']:.2f} / {cs['max']:.2f} s "
+          f"(import {cb['median']:.2f} s; ratio of medians {out['cpu_s']['ratio_of_medians']:.2f})")
     verdict = "meets it in every repeat" if out["meets_target"] else "misses it"
     print(f"  ratio                   {r['min']:.2f} / {r['median']:.2f} / {r['max']:.2f} "
           f"(of medians {r['of_medians']:.2f}; target <= {TARGET_RATIO:g}x: {verdict})")
