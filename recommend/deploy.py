@@ -61,6 +61,9 @@ class MyCnf:
         """The my.cnf: a [mysqld] section with every setting the model assumed, each named as
         this server spells it (MySQL 8.0.30+ / 8.4, MariaDB 10.11)."""
         lines = [f"# {line}" for line in header.splitlines()]
+        lines.append("# the settings the sizing model assumed, spelled for " + (
+            "MariaDB 10.11" if self.mariadb else "MySQL 8.0.30+ (innodb_redo_log_capacity)"
+            if self.server == "mysql-8.0" else "MySQL 8.4"))
         lines += ["[mysqld]", f"datadir = {MOUNT_POINT}", f"server_id = {self.server_id}",
                   f"innodb_buffer_pool_size = {self.buffer_pool_mib}M"]
         if self.mariadb:  # one redo file since 10.5; innodb_redo_log_capacity is MySQL's

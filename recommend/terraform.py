@@ -160,7 +160,8 @@ def cloud_init(plan: DeploymentPlan, s: ServerPlan) -> str:
 #
 # cloud-init runs this once as user data; an instance-store server also runs it at every boot
 # (advisor-storage.service), because a stop/start gives it blank devices: the database must then
-# be restored (for instance cloned from a replica).
+# be restored (for instance cloned from a replica). Initialise and start MySQL after it: a server
+# already running from the datadir it mounts over must be stopped first.
 set -euo pipefail
 
 MOUNT_POINT={MOUNT_POINT}
