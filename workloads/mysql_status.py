@@ -266,6 +266,9 @@ def derive(before: Dump, after: Dump, *, variables: Dump | None = None,
                 notes.append(f"{seen:,} {what}, fewer than the {each * explicit:,} that "
                              f"{explicit:,} read-write transactions of the sizing shape run "
                              f"({each} each): the shape is not the measured one")
+    if write_txns > 0 and read_txns == 0:
+        notes.append("no read-only transaction on this server: if the reads run on replicas, "
+                     "give --reads (a replica's SELECTs per write transaction here)")
     autocommitted = read_txns + write_txns - explicit
     rows_read = delta("Innodb_rows_read") if "Innodb_rows_read" in after.values else (
         delta("Handler_read_key") + delta("Handler_read_next"))
