@@ -147,6 +147,7 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
         try:
             yield
         finally:
+            fleets.close()  # fleet jobs stop with the server (they live in its memory)
             await anyio.to_thread.run_sync(service.close)
 
     bearer = HTTPBearer(auto_error=False, description="set when ADVISOR_API_TOKEN is")
@@ -307,6 +308,11 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
             raise HTTPException(404, f"no run {_excerpt.repr(run_id)}")
         return HTMLResponse(html)
 
+    from api.fleet import FleetJobs, add_routes
+
+    fleets = FleetJobs(service.workers, service.catalog)
+    add_routes(app, fleets, dependencies=secured,
+               responses={**errors, **NOT_FOUND, **TOO_LARGE, **UNAVAILABLE})
     return app
 
 
