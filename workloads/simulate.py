@@ -113,7 +113,9 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
             rw=req.rw, rwmixread=req.rwmixread, bs=req.bs, iodepth=req.iodepth,
             numjobs=req.numjobs, rate_iops=req.rate_iops, size=req.size, pattern=req.pattern,
             file_test_mode=req.file_test_mode, threads=req.threads,
-            file_block_size=req.file_block_size, file_fsync_freq=req.file_fsync_freq)
+            file_block_size=req.file_block_size, file_fsync_freq=req.file_fsync_freq,
+            direct=req.direct, file_extra_flags=req.file_extra_flags,
+            file_total_size=req.file_total_size)
         ramp = parse_ramp(req.ramp) if req.ramp else None
         return simulate_pattern(layout, catalog, pattern, ramp=ramp, duration_s=req.duration,
                                 engine=req.engine, seed=req.seed,  # type: ignore[arg-type]

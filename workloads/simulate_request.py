@@ -125,7 +125,9 @@ class SimulateCommon:
 
 
 TOOL_OF = {"rw": "fio", "rwmixread": "fio", "bs": "fio", "iodepth": "fio", "numjobs": "fio",
-           "threads": "sysbench", "file_block_size": "sysbench", "file_fsync_freq": "sysbench"}
+           "direct": "fio", "threads": "sysbench", "file_block_size": "sysbench",
+           "file_fsync_freq": "sysbench", "file_extra_flags": "sysbench",
+           "file_total_size": "sysbench"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +153,15 @@ class PatternSimRequest(SimulateCommon):
     file_block_size: str = option("16k", check=_block, help="sysbench block size")
     file_fsync_freq: int = option(100, ge=0, le=10**9, help="sysbench: fsync every N writes "
                                   "(0: never)")
+    file_extra_flags: str | None = option(None, choices=("direct",),
+                                          help="sysbench: direct opens the files O_DIRECT; "
+                                          "default buffered, through a page cache sized from "
+                                          "the instance's RAM")
+    file_total_size: str | None = option(None, check=_span,
+                                         help="sysbench: total size of the files (the span; "
+                                         "--size for fio)")
+    direct: int = option(1, ge=0, le=1, help="fio: 1 bypasses the page cache (advisor's "
+                         "default; fio's is 0), 0 runs buffered through it")
 
     def __post_init__(self) -> None:
         SimulateCommon.__post_init__(self)

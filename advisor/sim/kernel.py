@@ -6,7 +6,9 @@ optional credit bucket; a member I/O completes after its limiters plus a sampled
 a RAID I/O completes with its slowest member. Group commit: one log write + flush at a time per
 log, commits that arrive meanwhile share the next one.
 
-Ops: 0 read, 1 write, 2 group-commit write (log `aux`), 3 flush only, 4 CPU (`size` us).
+Ops: 0 read, 1 write, 2 group-commit write (log `aux`), 3 flush only, 4 CPU (`size` us),
+5 write issued together with the I/O before it (the page cache's writeback of dirty pages: a
+run of them completes with the slowest).
 """
 
 import math
@@ -445,8 +447,18 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
         intended = sched if sched >= 0.0 else t
         out_start[i] = intended
         cur = t
+        gstart = t
         for k in range(req_first[i], req_first[i + 1]):
             op = io_op[k]
+            if op == 5:  # with the I/O before it: issued at the same time, done with the slowest
+                io_issue[k] = gstart
+                d = _submit(gstart, 1, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n,
+                            chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+                io_done[k] = d
+                if d > cur:
+                    cur = d
+                continue
+            gstart = cur
             io_issue[k] = cur
             if op == 2:
                 d = _group_commit(cur, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
@@ -573,8 +585,17 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             d = _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid,
                               n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
         else:
-            d = _submit(t, op, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n, chunk,
-                        chain, limi, limf, lims, devf, devm, mems, tmp)
+            d = _submit(t, 1 if op == 5 else op, io_size[k], io_off[k], io_z, io_u, io_v, k,
+                        raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
         io_done[k] = d
-        size = _ev_push(et, er, ek, size, d, i, k + 1)
+        nxt_k = k + 1
+        while nxt_k < req_first[i + 1] and io_op[nxt_k] == 5:  # issued together with k
+            io_issue[nxt_k] = t
+            dk = _submit(t, 1, io_size[nxt_k], io_off[nxt_k], io_z, io_u, io_v, nxt_k, raid,
+                         n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            io_done[nxt_k] = dk
+            if dk > d:
+                d = dk
+            nxt_k += 1
+        size = _ev_push(et, er, ek, size, d, i, nxt_k)
     return nxt

@@ -11,7 +11,15 @@ from typing import Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-OP_READ, OP_WRITE, OP_COMMIT, OP_FLUSH, OP_CPU = 0, 1, 2, 3, 4
+OP_READ, OP_WRITE, OP_COMMIT, OP_FLUSH, OP_CPU, OP_WRITE_WITH = 0, 1, 2, 3, 4, 5
+KIND_READ, KIND_WRITE, KIND_FSYNC = 0, 1, 2  # request kinds (an fsync is neither read nor write)
+# The page cache (assumptions, unsourced: Linux defaults): readahead window read_ahead_kb = 128;
+# the block layer merges physically sequential dirty pages up to max_sectors_kb = 512 per I/O; a
+# hit costs a system call (~2 us) and a copy at ~8 GiB/s.
+READAHEAD_BYTES = 128 * 1024
+MERGE_BYTES = 512 * 1024
+HIT_BASE_US = 2.0
+COPY_BYTES_PER_US = 8 * 1024**3 / 1e6
 
 
 @dataclass(slots=True)
@@ -98,6 +106,30 @@ class IoPattern:
     open_rate: float | None = None  # total IOPS asked (fio rate_iops, open loop)
     fsync_every_writes: int = 0  # sysbench --file-fsync-freq (0 = never)
     seq_cursor: int = 0  # next block of a sequential pattern (state of the source)
+    # Buffered I/O through the page cache (sysbench's default, fio --direct=0) of `cache_bytes`
+    # (0 until the instance's RAM is known: `advisor.sim.run.with_page_cache`). Reads hit the
+    # cache with the chance the cached share of the span gives (uniform random access; a
+    # sequential scan larger than the cache finds nothing of its last pass) and otherwise go to
+    # the device, sequential ones a readahead window at a time; writes land in the cache and
+    # reach the device at the next fsync, all dirty pages at once (merged where physically
+    # sequential), or, with no fsync, at the device's pace (the dirty-page limits throttle the
+    # writer).
+    buffered: bool = False
+    cache_bytes: int = 0
+    dirty: int = 0  # writes since the last fsync (state of the source)
+
+    @property
+    def hit_ratio(self) -> float:
+        """Chance a read finds its block in the page cache."""
+        if not self.buffered or self.cache_bytes <= 0:
+            return 0.0
+        if self.cache_bytes >= self.span_bytes:
+            return 1.0
+        return self.cache_bytes / self.span_bytes if self.random else 0.0
+
+    @property
+    def hit_us(self) -> float:
+        return HIT_BASE_US + self.block_bytes / COPY_BYTES_PER_US
 
     def requests(self, rng: np.random.Generator, count: int, t0: float) -> Requests:
         reads = rng.random(count) < self.read_fraction
@@ -111,6 +143,8 @@ class IoPattern:
             offset = idx * self.block_bytes
         size = np.full(count, self.block_bytes, dtype=np.int64)
         kind = (op == OP_WRITE).astype(np.int64)
+        if self.buffered:
+            return self._buffered(rng, op, offset, count, t0)
         if self.fsync_every_writes > 0:
             return self._with_fsyncs(rng, op, size, offset, kind, count, t0)
         sched = (poisson_times(rng, self.open_rate, count, t0) if self.open_rate
@@ -137,6 +171,66 @@ class IoPattern:
         return Requests(sched=sched, first=np.arange(total + 1, dtype=np.int64), op=new_op,
                         size=new_size, offset=new_off, aux=np.zeros(total, np.int64),
                         kind=new_kind)
+
+    def _buffered(self, rng: np.random.Generator, op: NDArray[np.int64],
+                  offset: NDArray[np.int64], count: int, t0: float) -> Requests:
+        """`count` application requests through the page cache, as device I/Os and CPU work."""
+        hit_us = max(1, round(self.hit_us))
+        h = self.hit_ratio
+        hits = rng.random(count) < h
+        window = max(READAHEAD_BYTES, self.block_bytes)
+        ios: list[tuple[int, int, int]] = []  # (op, size, offset)
+        first = [0]
+        kinds: list[int] = []
+        pending: list[int] = []  # offsets of the dirty pages since the last fsync
+        for i in range(count):
+            off = int(offset[i])
+            if op[i] == OP_READ:
+                if h >= 1.0 or (self.random and hits[i]):
+                    ios.append((OP_CPU, hit_us, 0))
+                elif self.random:
+                    ios.append((OP_READ, self.block_bytes, off))
+                elif off % window < self.block_bytes:  # a window's first block: read it all
+                    ios.append((OP_READ, window, off - off % window))
+                else:  # read ahead with the window's first block
+                    ios.append((OP_CPU, hit_us, 0))
+                kinds.append(KIND_READ)
+            elif self.fsync_every_writes <= 0:  # no fsync: the writer runs at writeback's pace
+                ios.append((OP_WRITE, self.block_bytes, off))
+                kinds.append(KIND_WRITE)
+            else:
+                ios.append((OP_CPU, hit_us, 0))
+                kinds.append(KIND_WRITE)
+                pending.append(off)
+                self.dirty += 1
+                if self.dirty >= self.fsync_every_writes:
+                    first.append(len(ios))
+                    ios += self._writeback(pending)
+                    kinds.append(KIND_FSYNC)
+                    pending.clear()
+                    self.dirty = 0
+            first.append(len(ios))
+        n = len(kinds)
+        sched = (poisson_times(rng, self.open_rate, n, t0) if self.open_rate
+                 else np.full(n, -1.0))
+        arr = np.array(ios, dtype=np.int64).reshape(-1, 3)
+        return Requests(sched=sched, first=np.array(first, dtype=np.int64),
+                        op=arr[:, 0].copy(), size=arr[:, 1].copy(), offset=arr[:, 2].copy(),
+                        aux=np.zeros(len(ios), np.int64), kind=np.array(kinds, dtype=np.int64))
+
+    def _writeback(self, pending: list[int]) -> list[tuple[int, int, int]]:
+        """An fsync: every dirty page written at once, physically sequential ones merged into
+        I/Os of up to MERGE_BYTES, then the device's cache flushed."""
+        runs: list[list[int]] = []  # [offset, bytes]
+        for off in sorted(set(pending)):
+            last = runs[-1] if runs else None
+            if last and last[0] + last[1] == off and last[1] + self.block_bytes <= MERGE_BYTES:
+                last[1] += self.block_bytes
+            else:
+                runs.append([off, self.block_bytes])
+        out = [(OP_WRITE if j == 0 else OP_WRITE_WITH, nbytes, off)
+               for j, (off, nbytes) in enumerate(runs)]
+        return [*out, (OP_FLUSH, 0, 0)]
 
     def background(self, rng: np.random.Generator, t0: float, t1: float) -> Background:
         return Background.empty()
