@@ -250,6 +250,9 @@ def derive(before: Dump, after: Dump, *, variables: Dump | None = None,
         raise InvalidInput(f"{before.source}: no Com_select / Com_commit counters: not a "
                            "MySQL/MariaDB SHOW GLOBAL STATUS dump")
     notes: list[str] = []
+    if interval < 100:  # Uptime counts whole seconds: each dump may be up to 1 s later
+        notes.append(f"interval {interval} s from whole-second Uptime: the rate is good to "
+                     f"about {1 / interval:.0%} (dumps a few minutes apart are better)")
     explicit = delta("Com_commit") + delta("Com_rollback")
     writes = sum(delta(n) for n in WRITE_COUNTERS)
     selects = delta("Com_select")
