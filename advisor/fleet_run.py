@@ -8,6 +8,7 @@ its running rows with it and the scheduler runs them again elsewhere (distribute
 `allowed-failures`), so a lost worker costs time, not rows.
 """
 
+import logging
 import resource
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -92,7 +93,8 @@ def dask_client(where: Where) -> Iterator[Any]:
             client.close()
         return
     cluster = distributed.LocalCluster(n_workers=where.workers, threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
+                                       processes=True, dashboard_address=None,
+                                       silence_logs=logging.ERROR)  # not its INFO/WARNING chatter
     client = distributed.Client(cluster)
     try:
         yield client

@@ -146,3 +146,23 @@ def test_an_unreachable_scheduler_exits_2_naming_it(capsys: pytest.CaptureFixtur
     assert code == 2
     assert err.startswith(f"error: --scheduler {address}: unreachable")
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("flags", "line"), [
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"],
+     "--workers and --scheduler: choose one"),
+    (["--scheduler", "127.0.0.1:8786"], "--scheduler '127.0.0.1:8786': a Dask scheduler address"),
+    (["--resume"], "--resume continues an --out file: give --out"),
+    (["--format", "csv"], "--format csv: the row results are a table already"),
+    (["--out", "results.json"], "results.json: the results file (--out) must end in .csv, "
+     ".parquet (got .json)"),
+])
+def test_bad_options_exit_2_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                        runs_url: str, flags: list[str], line: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    fleet = _write_csv(tmp_path / "fleet.csv", [CHEAP[1]])
+    code, out, err = run(capsys, "fleet", str(fleet), *flags)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"error: {line}")
+    assert err.count("\n") == 1

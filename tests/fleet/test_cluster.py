@@ -127,3 +127,27 @@ def test_the_cli_runs_on_the_scheduler(dask_cluster: cluster.Cluster, tmp_path: 
     report = json.loads(out)
     assert report["where"] == f"Dask scheduler {dask_cluster.address}"
     assert report["by_status"] == {"ok": 1, "no_slo": 0, "invalid": 1, "error": 0}
+
+
+def test_the_cli_on_a_local_cluster_gives_the_in_process_rows(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], rows: list[FleetRow],
+        in_process: list[RowResult]) -> None:
+    """`--workers 2` starts (and stops) a local Dask cluster; its --out rows are the
+    in-process ones."""
+    import csv
+    import json
+
+    from tests.cli_helpers import run
+
+    fleet = tmp_path / "fleet.jsonl"
+    fleet.write_text("".join(json.dumps(r) + "\n" for r in [*CHEAP, MALFORMED]))
+    out = tmp_path / "out.csv"
+    code, _, err = run(capsys, "fleet", str(fleet), "--workers", "2", "--no-save", "--out",
+                       str(out))
+    assert code == 0, err
+    with out.open(newline="") as f:
+        got = {r["id"]: r for r in csv.DictReader(f)}
+    for r in in_process:
+        assert got[r.id]["status"] == r.status
+        assert got[r.id]["deployment"] == (r.deployment or "")
+        assert got[r.id]["reason"] == r.reason
