@@ -103,6 +103,9 @@ def print_status(workload: StatusWorkload) -> None:
         console.print(f"  · {line}", markup=False, highlight=False, soft_wrap=True)
 
 
+CLOUDWATCH_OPTIONS = {"p99_ms", "data_gb", "allow_ephemeral", "region", "workload"}
+
+
 def size_from_cloudwatch(path: Path, *, instance: str | None, current: str | None,
                          options: Mapping[str, Any], fmt: Any, catalog: list[Path] | None,
                          out: Path | None) -> None:
@@ -123,8 +126,16 @@ def size_from_cloudwatch(path: Path, *, instance: str | None, current: str | Non
     req = size_request(options)
     if not isinstance(req, MysqlSizeRequest):
         raise FieldError("from_cloudwatch", str(path), "applies to the mysql workload only")
+    ignored = sorted(given_on_command_line(list(options)) - CLOUDWATCH_OPTIONS)
+    if ignored:  # typed but meaningless here: refused rather than silently ignored
+        raise FieldError(ignored[0], options[ignored[0]], "does not apply to --from-cloudwatch "
+                         "(it judges storage at the measured I/O; it takes --p99-ms, --data-gb, "
+                         "--allow-ephemeral, --region)")
     check_output(out, what="result")
     cat = load(catalog)
+    if req.region is not None and req.region != cat.region:
+        raise FieldError("region", req.region, f"the catalog holds {cat.region}; add a user "
+                         "catalog with that region's prices (--catalog FILE)")
     demand = parse_metric_data(read_json_object(path, what="CloudWatch file"), source=str(path))
     p99 = demand.percentile(99)
     with activity(f"judging layouts on {instance}", "layouts") as tick:

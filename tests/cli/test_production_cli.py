@@ -163,6 +163,10 @@ def test_size_from_cloudwatch_prints_the_demand_and_the_layouts(
     (["--from-cloudwatch", str(CLOUDWATCH / "rds.json"), "--instance", "m5.large",
       "--terraform", "tf"], "sizes storage alone: not with --terraform"),
     (["--instance", "m5.large"], "goes with --from-cloudwatch"),
+    (["--from-cloudwatch", str(CLOUDWATCH / "rds.json"), "--instance", "m5.large", "--tps",
+      "627"], "--tps 627: does not apply to --from-cloudwatch"),
+    (["--from-cloudwatch", str(CLOUDWATCH / "rds.json"), "--instance", "m5.large",
+      "--headroom", "0.5"], "--headroom 0.5: does not apply to --from-cloudwatch"),
 ])
 def test_size_bad_cloudwatch_input_is_one_line(capsys: pytest.CaptureFixture[str],
                                                argv: list[str], message: str) -> None:
