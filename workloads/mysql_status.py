@@ -20,7 +20,8 @@ answer as `TPS_RULE`):
 - transactions/s = (R + W) / interval, the interval being the change of `Uptime` (whole seconds).
 
 Refused, with one line: a file that is no dump, two dumps from different servers (a different set of
-counter names: another version; or a differing identity counter), a restart between them
+counter names: another version; a differing identity counter; counters that started at another
+time after the server's start), a restart between them
 (`Uptime` went down), counters reset by FLUSH STATUS or otherwise going backwards.
 """
 
@@ -144,9 +145,17 @@ def check_pair(before: Dump, after: Dump) -> int:
                            f"{sorted(missing)[0]}): dumps from two different servers")
     f0, f1 = before.counter("Uptime_since_flush_status"), after.counter(
         "Uptime_since_flush_status")
-    if f0 is not None and f1 is not None and f1 < f0:
-        raise InvalidInput(f"{pair}: FLUSH STATUS ran between the dumps (Uptime_since_flush_"
-                           f"status {f0:,} -> {f1:,} s): the counters were reset")
+    if f0 is not None and f1 is not None:
+        # Uptime - Uptime_since_flush_status: when the counters last started, after the
+        # server's start. One server keeps it (to the second) until a FLUSH STATUS moves it on.
+        s0, s1 = t0 - f0, t1 - f1
+        if s1 > s0 + 1:
+            raise InvalidInput(f"{pair}: FLUSH STATUS ran between the dumps (Uptime_since_flush_"
+                               f"status {f0:,} -> {f1:,} s): the counters were reset")
+        if s1 < s0 - 1:
+            raise InvalidInput(f"{pair}: the counters started {s0 - s1:,} s apart after the "
+                               "server's start (Uptime - Uptime_since_flush_status): dumps from "
+                               "two different servers")
     for name in before.values:
         if not _CUMULATIVE.match(name):
             continue

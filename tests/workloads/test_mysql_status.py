@@ -125,10 +125,21 @@ def test_a_counter_going_backwards_is_refused() -> None:
 
 
 def test_flush_status_between_the_dumps_is_refused() -> None:
-    before = dump("before.tsv")
-    values = dict(dump("after.tsv").values, Uptime_since_flush_status="1")
-    with pytest.raises(InvalidInput, match="FLUSH STATUS ran between the dumps"):
-        check_pair(before, Dump(source="a", values=values, format="tab-separated"))
+    """Uptime_since_flush_status restarted between the dumps, even when it is not lower."""
+    before = synthetic(1000, Uptime_since_flush_status=5)
+    for since in (1, 50):  # a flush 1 s or 50 s before the second dump, 100 s later
+        after = synthetic(1100, Uptime_since_flush_status=since)
+        with pytest.raises(InvalidInput, match="FLUSH STATUS ran between the dumps"):
+            check_pair(before, after)
+
+
+def test_counters_started_at_another_time_are_another_servers() -> None:
+    """Server A's counters started 995 s after its start, B's (flushed earlier) 900 s."""
+    with pytest.raises(InvalidInput, match=r"started 95 s apart .* two different servers"):
+        check_pair(synthetic(1000, Uptime_since_flush_status=5),
+                   synthetic(1100, Uptime_since_flush_status=200))
+    assert check_pair(synthetic(1000, Uptime_since_flush_status=5),
+                      synthetic(1100, Uptime_since_flush_status=105)) == 100
 
 
 def test_dumps_of_two_different_servers_are_refused() -> None:
