@@ -260,7 +260,20 @@ def demand_json(d: Demand) -> dict[str, Any]:
                            "write_mibps": round(p99.write_mibps, 4),
                            "read_kib": round(p99.read_kib, 3),
                            "write_kib": round(p99.write_kib, 3)},
-            "notes": list(d.notes)}
+            "notes": list(d.notes),
+            "per_sample": [_sample_json(x) for x in d.samples]}
+
+
+def _sample_json(s: Sample) -> dict[str, Any]:
+    out: dict[str, Any] = {"at": s.at, "read_iops": round(s.read_iops, 3),
+                           "write_iops": round(s.write_iops, 3),
+                           "read_mibps": round(s.read_mibps, 4),
+                           "write_mibps": round(s.write_mibps, 4)}
+    for name in ("queue_length", "burst_balance_pct", "read_latency_ms", "write_latency_ms"):
+        value = getattr(s, name)
+        if value is not None:
+            out[name] = round(value, 4)
+    return out
 
 
 def percentile_samples(d: Demand, qs: Sequence[float] = (50, 90, 99, 100)) -> list[Sample]:

@@ -145,6 +145,8 @@ def test_size_from_cloudwatch_prints_the_demand_and_the_layouts(
     data = json.loads(out)
     assert data == json.loads((tmp_path / "fit.json").read_text())
     assert data["demand"]["period_s"] == 300
+    assert len(data["demand"]["per_sample"]) == 72  # the demand of every sample, oldest first
+    assert data["demand"]["per_sample"][0]["at"] == "2026-11-20T12:00:00+00:00"
     assert data["demand"]["p99_sample"]["read_kib"] == pytest.approx(16.0, rel=1e-3)
     rec, current = data["recommendation"], data["current"]
     assert rec["fits"]
