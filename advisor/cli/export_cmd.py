@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from advisor.cli.common import CatalogOpt, console, load
+from advisor.cli.common import CatalogOpt, console, err_console, load
 from advisor.errors import InvalidInput
 
 HELP = """Write what a MySQL sizing result must build.
@@ -79,22 +79,23 @@ def check_mycnf(path: Path | None) -> None:
 
 
 def write_deployment(data: Mapping[str, Any], catalog: Any, *, terraform_dir: Path | None,
-                     mycnf: Path | None, force: bool) -> None:
+                     mycnf: Path | None, force: bool, quiet: bool = False) -> None:
     """Plan once from the result, then write the directory and/or the my.cnf."""
     from recommend.deploy import deployment_plan, mycnf_text
     from recommend.terraform import terraform_files
 
     plan = deployment_plan(data, catalog)
+    say = err_console if quiet else console  # beside JSON/CSV on stdout: on stderr
     files = terraform_files(plan) if terraform_dir is not None else {}
     if terraform_dir is not None:
         write_terraform_dir(terraform_dir, files, force=force)
-        console.print(f"wrote {terraform_dir}: {', '.join(sorted(files))}", markup=False,
-                      highlight=False, soft_wrap=True)
+        say.print(f"wrote {terraform_dir}: {', '.join(sorted(files))}", markup=False,
+                  highlight=False, soft_wrap=True)
     if mycnf is not None:
         from advisor.userfiles import write_text
 
         write_text(mycnf, mycnf_text(plan), what="my.cnf")
-        console.print(f"wrote {mycnf} (the master's my.cnf)", markup=False, highlight=False)
+        say.print(f"wrote {mycnf} (the master's my.cnf)", markup=False, highlight=False)
 
 
 def write_terraform_dir(path: Path, files: Mapping[str, str], *, force: bool) -> None:

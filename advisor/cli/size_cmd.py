@@ -174,6 +174,13 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
     if profile is not None and profile.shape is not None:
         result = _with_measured_shape(result, profile.shape)
     data = to_json(result)
+    if terraform is not None or mycnf is not None:
+        # Before the result is written or printed: a recommendation Terraform cannot build
+        # (e.g. a non-NVMe instance store) leaves nothing behind.
+        from advisor.cli.export_cmd import write_deployment
+
+        write_deployment(data, cat, terraform_dir=terraform, mycnf=mycnf, force=force,
+                         quiet=fmt is not Format.table)
     if status is not None:
         from advisor.cli.size_sources import print_status, status_json
 
@@ -191,10 +198,6 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
                   *({"rank": "alternative", **a} for a in data["alternatives"])])
     else:
         print_size(result, explain=explain)
-    if terraform is not None or mycnf is not None:
-        from advisor.cli.export_cmd import write_deployment
-
-        write_deployment(data, cat, terraform_dir=terraform, mycnf=mycnf, force=force)
     if report is not None or save:
         from advisor.cli.report_cmd import after_result
 

@@ -228,3 +228,11 @@ def test_terraform_validate_passes(written: Path) -> None:
         pytest.skip(f"terraform init could not install the AWS provider (offline?): {why}")
     done = _terraform(written, "validate", "-no-color")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_an_instance_store_that_is_not_nvme_is_refused(catalog: Catalog) -> None:
+    """m1.large's two HDDs: the boot script finds NVMe instance-storage devices only."""
+    with pytest.raises(InvalidInput, match="hdd; the boot script assembles NVMe instance "
+                       "stores only"):
+        deployment_plan(result("m1.large:raid0:2xstore", ["m1.large:raid0:2xstore"],
+                               allow_ephemeral=True), catalog)
