@@ -59,14 +59,16 @@ def api_schema(fuzzed_app: FastAPI) -> schemathesis.BaseSchema:
 OPERATIONS = [("POST", "/v1/size"), ("POST", "/v1/simulate"), ("GET", "/v1/layouts/{spec}"),
               ("GET", "/v1/catalog/instances"), ("GET", "/v1/catalog/volumes"),
               ("GET", "/v1/runs"), ("GET", "/v1/runs/{run_id}"),
-              ("GET", "/v1/runs/{run_id}/report"), ("GET", "/healthz")]
+              ("GET", "/v1/runs/{run_id}/report"), ("GET", "/healthz"),
+              ("POST", "/v1/fleet"), ("GET", "/v1/fleet/{fleet_id}")]
 
 
 # Invalid requests exist only where there is a typed input to break (a body, a bounded query).
 CASES = [(m, p, GenerationMode.POSITIVE) for m, p in OPERATIONS] + [
     (m, p, GenerationMode.NEGATIVE) for m, p in OPERATIONS
     if (m, p) in {("POST", "/v1/size"), ("POST", "/v1/simulate"), ("GET", "/v1/runs")}]
-SLOW_CASES = {("POST", "/v1/size", GenerationMode.POSITIVE)}  # ~9 s: 25 valid sizing searches
+SLOW_CASES = {("POST", "/v1/size", GenerationMode.POSITIVE),  # ~9 s: 25 valid sizing searches
+              ("POST", "/v1/fleet", GenerationMode.POSITIVE)}  # ~30 s: fleet jobs in the background
 
 
 def test_every_operation_is_fuzzed(api_schema: schemathesis.BaseSchema) -> None:
