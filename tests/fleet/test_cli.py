@@ -136,10 +136,13 @@ def test_a_parquet_column_of_the_wrong_type_is_named(capsys: pytest.CaptureFixtu
 
 
 def test_an_unreachable_scheduler_exits_2_naming_it(capsys: pytest.CaptureFixture[str],
-                                                    tmp_path: Path, runs_url: str) -> None:
+                                                    tmp_path: Path, runs_url: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import advisor.fleet_run
     from tests.fleet.cluster import free_port
 
     pytest.importorskip("distributed")
+    monkeypatch.setattr(advisor.fleet_run, "CONNECT_TIMEOUT_S", 2)  # nothing listens there
     fleet = _write_csv(tmp_path / "fleet.csv", [CHEAP[1]])
     address = f"tcp://127.0.0.1:{free_port()}"
     code, _, err = run(capsys, "fleet", str(fleet), "--scheduler", address)
