@@ -59,6 +59,10 @@ from workloads.aerospike import ACT_LIMITS, ActLoad, simulate_act
 
 MAX_NODES = 256
 KEEP = 4  # the answer + 3 alternatives
+# Work bounds: a load no device passes (e.g. 8 MiB records: no 8 MiB read takes under 1 ms)
+# would otherwise price every layout at every node count.
+MAX_SCREENS = 120
+MAX_CONSIDERED = 200_000
 VERIFY_READS = 60_000  # small reads one event-simulation check draws (6 slices of ~10,000)
 VERIFY_MIN_S, VERIFY_MAX_S = 1.0, 20.0
 UTIL_PRUNE = 0.9  # a layout needing more of its rated I/O than this is not screened
@@ -96,6 +100,7 @@ class _Search:
         default_factory=dict)
     memo: MutableMapping[str, Any] | None = None
     profiles_repr: str | None = None
+    stopped: str = ""  # why the search stopped before the bound, if it did
 
     @property
     def bound(self) -> float:
@@ -438,6 +443,10 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
         push_pair(inst, first)
     last = lo
     while heap and heap[0][0] <= s.bound:
+        if s.stats["screened"] >= MAX_SCREENS or s.stats["considered"] >= MAX_CONSIDERED:
+            s.stopped = (f"the search stopped after {s.stats['screened']:,} analytic screens "
+                         f"and {s.stats['considered']:,} candidates")
+            break
         cost, _, _, item = heapq.heappop(heap)
         if isinstance(item, _Pair):
             push_pair(item.inst, item.nodes + req.racks)
@@ -456,11 +465,12 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
             break
         if _verify(s, c):
             verified.append(c)
-    rules = _rules(req, lo, last)
+    rules = _rules(req, lo, last) + ((s.stopped,) if s.stopped else ())
     if not verified:
         closest = sorted(s.rejected, key=lambda r: (r.stage == "pruned", -r.monthly_usd))[:5]
-        raise InfeasibleSlo("; ".join(f"{r.deployment} (${r.monthly_usd:,.2f}/month): "
-                                      f"{r.reason}" for r in closest) or "no candidate")
+        raise InfeasibleSlo("; ".join([*(f"{r.deployment} (${r.monthly_usd:,.2f}/month): "
+                                         f"{r.reason}" for r in closest),
+                                       *([s.stopped] if s.stopped else [])]) or "no candidate")
     ratings: dict[str, DeviceRating] = {}
     rec = _cluster(verified[0], req, catalog, ratings)
     alts = tuple(_cluster(c, req, catalog, ratings, why="next cheapest") for c in verified[1:])

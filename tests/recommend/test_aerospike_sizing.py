@@ -321,3 +321,38 @@ def test_cli_api_and_stored_run_carry_the_same_node_resources(
     assert any("2 racks" in line for line in cli["cluster_rules"])
     assert any("64 B per record" in line for line in cli["assumptions"])
     assert "Per node, one node down" in html
+
+
+def test_a_kept_verdict_gives_the_same_answer_without_simulating(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a memo of the event simulation's verdicts, a repeated sizing returns the same result
+    and runs no simulation (the verdict is keyed by all it depends on)."""
+    cat = small_catalog(catalog, **{"i3.large": with_net(catalog.instance_types["i3.large"],
+                                                          10.0)})
+    req = AerospikeSizeRequest(reads_per_sec=4000, writes_per_sec=2000, data_gb=100)
+    memo: dict[str, Any] = {}
+    first = size_aerospike(req, cat, memo=memo)
+    assert len(memo) == first.search.verified
+    assert first.search.verified >= 1
+
+    def no_simulation(*args: object, **kwargs: object) -> None:
+        raise AssertionError("simulated again")
+
+    monkeypatch.setattr("recommend.aerospike_search.simulate_act", no_simulation)
+    assert size_aerospike(req, cat, memo=memo) == first
+    other_seed = dataclasses.replace(req, seed=2)
+    with pytest.raises(AssertionError, match="simulated again"):
+        size_aerospike(other_seed, cat, memo=memo)
+
+
+@pytest.mark.slow
+def test_a_load_no_device_passes_stops_at_the_work_bound(catalog: Catalog) -> None:
+    """8 MiB records: no 8 MiB read completes in 1 ms, so ACT fails everywhere; the search stops
+    after its analytic-screen bound and says so in the one line."""
+    from advisor.errors import InfeasibleSlo
+
+    req = AerospikeSizeRequest(reads_per_sec=1000, writes_per_sec=1000, data_gb=1,
+                               record_bytes=8 << 20)
+    with pytest.raises(InfeasibleSlo, match=r"of reads over 1 ms .* the search stopped after 120 "
+                       r"analytic screens"):
+        size_aerospike(req, catalog)
