@@ -510,7 +510,10 @@ def _rules(req: AerospikeSizeRequest, lo: int, last: int) -> tuple[str, ...]:
         + "; counts above stop once N x the cheapest node costs more than the answer's "
         "alternatives",
         "every check (ACT thresholds, capacity, RAM, network, CPU) with one node down at the "
-        f"headroom load ({1 + req.headroom:.0%})"]
+        f"headroom load ({1 + req.headroom:.0%})",
+        "EBS volume and instance limits at their sustained baselines: a layout needing more "
+        f"than {UTIL_PRUNE:.0%} of them is refused, so burst credits never carry the load "
+        "(--peak-hours and --off-peak do not apply)"]
     if req.racks > 1:
         out.append(f"{req.racks} racks (zones): nodes in multiples of {req.racks}; a lost node's "
                    "copies are rebuilt inside its rack")
