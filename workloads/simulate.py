@@ -115,7 +115,7 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
             file_test_mode=req.file_test_mode, threads=req.threads,
             file_block_size=req.file_block_size, file_fsync_freq=req.file_fsync_freq,
             direct=req.direct, file_extra_flags=req.file_extra_flags,
-            file_total_size=req.file_total_size)
+            file_total_size=req.file_total_size, fsync=req.fsync)
         ramp = parse_ramp(req.ramp) if req.ramp else None
         return simulate_pattern(layout, catalog, pattern, ramp=ramp, duration_s=req.duration,
                                 engine=req.engine, seed=req.seed,  # type: ignore[arg-type]

@@ -125,7 +125,7 @@ class SimulateCommon:
 
 
 TOOL_OF = {"rw": "fio", "rwmixread": "fio", "bs": "fio", "iodepth": "fio", "numjobs": "fio",
-           "direct": "fio", "threads": "sysbench", "file_block_size": "sysbench",
+           "direct": "fio", "fsync": "fio", "threads": "sysbench", "file_block_size": "sysbench",
            "file_fsync_freq": "sysbench", "file_extra_flags": "sysbench",
            "file_total_size": "sysbench"}
 
@@ -162,6 +162,7 @@ class PatternSimRequest(SimulateCommon):
                                          "--size for fio)")
     direct: int = option(1, ge=0, le=1, help="fio: 1 bypasses the page cache (advisor's "
                          "default; fio's is 0), 0 runs buffered through it")
+    fsync: int = option(0, ge=0, le=10**9, help="fio: fsync every N writes (0: never)")
 
     def __post_init__(self) -> None:
         SimulateCommon.__post_init__(self)

@@ -16,7 +16,7 @@ def build_pattern(*, rw: str = "randread", rwmixread: float = 50.0, bs: str = "4
                   file_test_mode: str | None = None, threads: int = 1,
                   file_block_size: str = "16k", file_fsync_freq: int = 100,
                   direct: int = 1, file_extra_flags: str | None = None,
-                  file_total_size: str | None = None) -> IoPattern:
+                  file_total_size: str | None = None, fsync: int = 0) -> IoPattern:
     """The pattern these options describe; `InvalidInput` naming the option that is wrong.
     sysbench runs buffered (through the page cache) unless `file_extra_flags` is "direct", as
     sysbench does; fio runs direct unless `direct` is 0 (fio's own default is 0: advisor's is
@@ -59,4 +59,5 @@ def build_pattern(*, rw: str = "randread", rwmixread: float = 50.0, bs: str = "4
     frac = rwmixread / 100 if frac_opt is None else frac_opt
     return IoPattern(name=f"fio {rw}", read_fraction=frac, random=rnd,
                      block_bytes=parse_bytes(bs, what="--bs"), concurrency=iodepth * numjobs,
-                     span_bytes=span, open_rate=rate_iops, buffered=direct == 0)
+                     span_bytes=span, open_rate=rate_iops, buffered=direct == 0,
+                     fsync_every_writes=max(0, fsync) if frac < 1 else 0)

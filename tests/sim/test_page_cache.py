@@ -95,3 +95,13 @@ def test_the_analytic_engine_refuses_buffered_io() -> None:
         code = main(["simulate", "m5.8xlarge:gp2:1000GiB", "--file-test-mode", "rndrd",
                      "--engine", "analytic"])
     assert code == 2
+
+
+def test_fio_fsync_and_buffered_writes() -> None:
+    """fio --direct 0 --fsync 100: random writes land in the cache and go out 100 at a time at
+    each fsync, so one job reaches gp2's 3,000 IOPS cap; direct, each write waits for gp2."""
+    args = ["m5.8xlarge:gp2:1000GiB", "--rw", "randwrite", "--bs", "16k", "--size", "100g",
+            "--fsync", "100", "--duration", "4", "--warmup", "1"]
+    assert build_pattern(rw="randwrite", fsync=100).fsync_every_writes == 100
+    assert _iops(_simulate(*args, "--direct", "0"))[0] == pytest.approx(3000, rel=0.03)
+    assert _iops(_simulate(*args))[0] < 2000
