@@ -90,6 +90,14 @@ def layout_cost(layout: Layout) -> Cost:
                          "same under every plan")
         if inst.unverified("hourly_usd"):
             notes.append(f"{inst.name}'s {inst.pricing_plan} price is unverified (no source)")
+        # The other figures this answer rests on: the shape and the limits the model applies.
+        shaky = [key for key in ("vcpu", "memory_gib") if inst.unverified(key)]
+        if inst.ebs is not None and layout.volume_type is not None and inst.unverified("ebs"):
+            shaky.append("ebs")
+        if layout.ephemeral and inst.store is not None and inst.unverified("store"):
+            shaky.append("store")
+        if shaky:
+            notes.append(f"{inst.name}'s {', '.join(shaky)} figures are unverified (no source)")
     vt = layout.volume_type
     if vt is not None:
         for n in range(layout.spec.count):

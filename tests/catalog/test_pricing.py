@@ -99,3 +99,16 @@ def test_api_layout_pricing() -> None:
     assert ok.json()["cost"]["items"][0]["item"] == "m6g.large 3yr-reserved"
     bad = client.get("/v1/layouts/m6g.large:gp3:100GiB", params={"pricing": "1yr-reserved"})
     assert bad.status_code == 422
+
+
+def test_unsourced_instance_figures_are_named_in_the_answer() -> None:
+    """An instance whose EBS limits or memory carry no source: the cost notes of any layout on
+    it say which figures are unverified; the built-in types have none."""
+    m5 = CATALOG.instance_types["m5.large"]
+    tags = {k: v for k, v in m5.sources.items() if k not in ("ebs", "memory_gib")}
+    cat = replace(CATALOG, instance_types={"m5.large": replace(m5, sources=tags)})
+    notes = layout_cost(resolve("m5.large:gp3:100GiB", cat)).notes
+    assert "m5.large's memory_gib, ebs figures are unverified (no source)" in notes
+    for name in ("m5.large", "r7g.large", "i4g.large", "c1.medium"):
+        spec = f"{name}:store" if name == "c1.medium" else f"{name}:gp3:100GiB"
+        assert not any("unverified" in n for n in layout_cost(resolve(spec, CATALOG)).notes)
