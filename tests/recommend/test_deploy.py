@@ -15,6 +15,7 @@ from advisor.errors import InvalidInput
 from advisor.userfiles import load_catalog
 from recommend.deploy import deployment_plan, mycnf_text
 from recommend.terraform import terraform_files
+from tests.conftest import require
 
 
 @pytest.fixture(scope="module")
@@ -193,8 +194,8 @@ def test_the_boot_scripts_pass_bash_n(written: Path) -> None:
 
 
 def test_the_boot_scripts_pass_shellcheck(written: Path) -> None:
-    if shutil.which("shellcheck") is None:
-        pytest.skip("shellcheck is not installed (Debian: apt-get install shellcheck)")
+    require("shellcheck", shutil.which("shellcheck") is not None,
+            "Debian: apt-get install shellcheck (scripts/test installs it as root)")
     for script in written.glob("*.sh"):
         done = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
         assert done.returncode == 0, done.stdout
