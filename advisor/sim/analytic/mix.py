@@ -88,6 +88,7 @@ class IoPart:
     member_ios: int  # member I/Os of one logical I/O (RAID fan-out)
     service: Dist
     sums: dict[int, Dist] = field(default_factory=dict, compare=False)  # k -> sum of k services
+    random: bool = True  # False: a sequential stream (`striping`: it stays on a RAID 0 member)
 
     def repeated(self, k: int) -> Dist:
         """Sum of k services (kept: the same at every load)."""
@@ -136,7 +137,7 @@ def io_part(plan: SimPlan, io: IoSpec, sums: dict[int, Dist] | None = None) -> I
                      size=io.size_bytes, chunk=plan.chunk_bytes).member_ios
     return IoPart(op=io.op, size_bytes=io.size_bytes, pmf=count_pmf(io.count, io.trials),
                   rate=io.count, cost=c, member_ios=fan, service=dist,
-                  sums={} if sums is None else sums)
+                  sums={} if sums is None else sums, random=io.random)
 
 
 @dataclass(frozen=True, slots=True)

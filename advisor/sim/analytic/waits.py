@@ -39,10 +39,11 @@ log is busy pi = B / (B + 1 / lambda) of the time, the chance a commit finds it 
 The same model gives the limits' share of a commit: (1 - pi) / (1 - q) log writes
 (`advisor.sim.analytic.commit`).
 
-Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic_grid.py). Known
-limits: RAID 0 comes out low near the knee: a sequential log stream stays on one member for a
-whole chunk (512 KiB: 128 4-KiB log writes), so the members' loads alternate over tenths of a
-second, which this model (every I/O on a member at random) does not see.
+On RAID 0 a sequential log stream stays on one member for a whole chunk (512 KiB: 128 4-KiB
+log writes), so the members' loads alternate over tenths of a second: each member limit's wait
+is mixed over those states (`advisor.sim.analytic.striping`).
+
+Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic_grid.py).
 """
 
 import math
@@ -52,6 +53,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.layout.raid import RAID0
 from advisor.sim.analytic.commit import commit_rates, log_busy
 from advisor.sim.analytic.dist import (
     ZERO,
@@ -69,6 +71,7 @@ from advisor.sim.analytic.dist import (
     resample,
 )
 from advisor.sim.analytic.mix import ClassParts, IoPart, Mix
+from advisor.sim.analytic.striping import striped
 from advisor.sim.plan import SimPlan
 
 DEVICE_OPS = (0, 1, 2)
@@ -529,8 +532,20 @@ def request_latency(plan: SimPlan, mix: Mix, x: float,
     spacing = min((c.service.mean / n for c in mix.classes
                    for n in [sum(io.rate for io in c.ios if io.op in DEVICE_OPS)] if n > 0),
                   default=0.0)
-    if mean_wait > SPACING_SHARE * spacing:
+    if mean_wait <= SPACING_SHARE * spacing:
+        mean_wait = 0.0
+    else:
         waits = limit_waits(plan, mix, x, rates, mean_wait)
+    if plan.raid == RAID0:  # a sequential stream stays on one member for a chunk
+        at: dict[float, list[LimitWait]] = {}
+
+        def waits_at(k: float) -> list[LimitWait]:
+            key = round(k, 9)
+            if key not in at:
+                at[key] = limit_waits(plan, mix, x * k, rates, mean_wait)
+            return at[key]
+
+        waits = striped(plan, mix, x, rates, waits, waits_at)
     wait = io_wait(waits)
     top = max(waits, key=lambda w: w.p * w.theta_s, default=None)
     if top is not None and top.p < MIN_WAIT_P:
