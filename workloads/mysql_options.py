@@ -94,6 +94,16 @@ class MysqlOptions:
         """The model's parameters for this request at `tps` (reads None: the preset's)."""
         shape = self.shape()
         lru: Any = None if self.log_replica_updates is None else self.log_replica_updates == "on"
+        try:
+            return self._params(tps=tps, reads=reads, replicas=replicas, data_gb=data_gb,
+                                shape=shape, lru=lru)
+        except FieldError as exc:
+            if exc.name == "reads_per_write":  # the model's ratio is this request's `reads`
+                raise FieldError("reads", exc.value, exc.problem) from None
+            raise
+
+    def _params(self, *, tps: float, reads: float | None, replicas: int, data_gb: float,
+                shape: Any, lru: Any) -> MysqlParams:
         return MysqlParams(
             tps=tps, reads_per_write=PRESETS[self.preset].reads if reads is None else reads,
             replicas=replicas, data_gb=data_gb, shape=shape, server=self.server,
