@@ -10,14 +10,16 @@ with several streams at independent places (files sit at unrelated offsets) a me
 each with chance 1 / members, independently, and its load moves between those states.
 
 How much of that the queue feels depends on how fast it follows its load: its relaxation time
-tau (`LimitWait.corr_s`, v / (1 - rho)^2 of reflected Brownian motion). As a first-order lag
-with time constant tau, the queue follows a stream's on/off square wave (on for T, off for
-(M - 1) T) with the swing (1 - a)(1 - a^(M-1)) / (1 - a^M) of it, a = exp(-T / tau): all of it
-when the dwell is long against tau (the quasi-static limit: each state's queue as if it
-lasted), none when short (the average). Each state's wait is then `limit_waits` at the state's
-load (the same mix, its rate scaled so the limit carries the state's utilisation); a state that
-overloads the member (utilisation >= 1 for a dwell) builds a backlog at the excess rate, an I/O
-arriving in it waits the fluid backlog, uniform from 0 to (rho - 1) x the dwell.
+tau = v / (1 - u)^2 of reflected Brownian motion (v the variance rate, from `LimitWait.corr_s`).
+As a first-order lag with time constant tau, the queue follows a stream's on/off square wave (on
+for T, off for (M - 1) T) with the swing (1 - a)(1 - a^(M-1)) / (1 - a^M) of it, a = exp(-T /
+tau): all of it when the dwell is long against tau (the quasi-static limit: each state's queue
+as if it lasted), none when short (the average). tau is the state's own, at the utilisation the
+queue follows there (a fixed point): a state near saturation fills its queue slowly, so it is
+followed less, and the mix does not blow up as a quasi-static one would. Each state's wait is
+then `limit_waits` at the state's load (the same mix at a scaled rate, so the limit carries the
+state's utilisation). Only with no relaxation time to go by can a state overload the member; its
+I/Os then wait the fluid backlog of a dwell, uniform from 0 to (u - 1) x the dwell.
 
 Measured against the event simulation in docs/analytic-vs-des.md; no constant is fitted.
 """
@@ -40,7 +42,6 @@ if TYPE_CHECKING:
     from advisor.sim.analytic.waits import LimitWait
 
 MAX_STREAMS = 6  # 2^6 member states at most; more streams than this are not met in MySQL
-OVERLOAD = 0.995  # a state at or above this utilisation is overloaded for its dwell
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +145,8 @@ def striped(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["
         dwell = min(dwells)
         parts: list[tuple[float, Dist]] = []
         for p, u in states(w.rho, loads, dwells, w.corr_s, m):
-            if u >= OVERLOAD:
-                parts.append((p, fluid_backlog(u - 1, dwell) if u > 1 else
-                              fluid_backlog(1 - OVERLOAD, dwell)))
+            if u >= 1:  # only with no relaxation time to go by: the quasi-static overload
+                parts.append((p, fluid_backlog(u - 1, dwell)))
                 continue
             at = next((v for v in waits_at(u / w.rho) if v.limit == l), None)
             one = ZERO if at is None else at.dist if at.dist is not None else \
