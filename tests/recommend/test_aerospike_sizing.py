@@ -18,8 +18,9 @@ from advisor.layout.spec import LayoutSpec
 from advisor.store import SqlRunStore
 from api.app import create_app
 from api.service import Settings
+from recommend.aerospike_device import RATING_LADDER, act_screen, device_rating
 from recommend.aerospike_node import ClusterShape, instance_checks, node_demand, over_limit
-from recommend.aerospike_search import RATING_LADDER, _screen, device_rating, size_aerospike
+from recommend.aerospike_search import size_aerospike
 from recommend.request import AerospikeSizeRequest
 from workloads.aerospike import ActLoad
 
@@ -231,9 +232,9 @@ def test_device_rating_is_the_highest_rung_passing(catalog: Catalog) -> None:
     assert r.x is not None
     assert r.x in RATING_LADDER
     layout = resolve("i3.large:store", catalog)
-    assert _screen(layout, catalog, ActLoad.at_x(r.x, 1))[0]
+    assert act_screen(layout, catalog, ActLoad.at_x(r.x, 1))[0]
     nxt = RATING_LADDER[RATING_LADDER.index(r.x) + 1]
-    assert not _screen(layout, catalog, ActLoad.at_x(nxt, 1))[0]
+    assert not act_screen(layout, catalog, ActLoad.at_x(nxt, 1))[0]
     gp3 = device_rating(resolve_spec("m5.large:gp3:100GiB", catalog), catalog)
     assert gp3.x is None or gp3.x < r.x
 
