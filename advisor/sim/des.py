@@ -98,11 +98,17 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     # Slow episodes: a key per member from the seed, on a stream of its own so the draws of
     # everything else stay as they were.
     devm[:, 11] = np.random.default_rng([seed, 11]).integers(1, 2**52, plan.members)
+    if plan.variable:
+        from advisor.sim.kernel import slow_phases
+
+        devm[:, 12] = slow_phases(np.ascontiguousarray(devm[:, 11]))
     lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
     lims[:, 1] = plan.lim_init
     lims[:, 4] = -1.0
-    mems = np.zeros((plan.members, 4))  # free at, last end offset, busy until, serial busy s
+    # free at, last end offset, busy until, serial busy s, slow slot, its factor
+    mems = np.zeros((plan.members, 6))
     mems[:, 1] = -1.0
+    mems[:, 4] = -1.0
     heap = np.zeros(max(1, source.concurrency))
     log_state = np.tile(np.array([0.0, -1.0, -1.0]), (4, 1))
     tracked = plan.bucket_limits()[:4]

@@ -64,8 +64,10 @@ def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
 #   lims[l] = (next free, balance, balance time, used, exhausted at)
 #   devf[m, op] = (mu, sigma, p tail, log tail lo, log tail hi, device cost s)
 #   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s, own last limiter,
-#              write cache s, spinning, slow slot s, slow share, slow max loss, slow key)
-#   mems[m] = (device free at, last end offset, busy until, serial busy seconds)
+#              write cache s, spinning, slow slot s, slow share, slow max loss, slow key,
+#              slow phase)
+#   mems[m] = (device free at, last end offset, busy until, serial busy seconds,
+#              current slow slot, its service factor)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -104,6 +106,12 @@ def _mix64(x):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _unit(x):  # type: ignore[no-untyped-def]
+    """A 64-bit hash as a uniform number in [0, 1)."""
+    return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True, nogil=True)
 def _slow_factor(m, t, devm):  # type: ignore[no-untyped-def]
     """Service-time multiplier of member m at time t: time is cut into slots of one episode's
     length at a per-member phase; a slot is slow with the profile's share, and a slow slot loses a
@@ -113,17 +121,41 @@ def _slow_factor(m, t, devm):  # type: ignore[no-untyped-def]
     if slot_s <= 0.0:
         return 1.0
     key = np.uint64(devm[m, 11])
-    phase = (_mix64(key) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
-    k = np.uint64(int(t / slot_s + phase) + 1)
-    h = _mix64(key ^ (k * np.uint64(0x9E3779B97F4A7C15)))
-    if (h >> np.uint64(11)) * (1.0 / 9007199254740992.0) >= devm[m, 9]:
-        return 1.0
-    loss = (_mix64(h) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * devm[m, 10]
-    return 1.0 / (1.0 - loss)
+    phase = _unit(_mix64(key))
+    return _slot_factor(key, int(t / slot_s + phase), devm[m, 9], devm[m, 10])
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _service(m, opc, z, u, v, size, devf, devm, seq, t):  # type: ignore[no-untyped-def]
+def _slot_factor(key, slot, share, max_loss):  # type: ignore[no-untyped-def]
+    k = np.uint64(slot + 1)
+    h = _mix64(key ^ (k * np.uint64(0x9E3779B97F4A7C15)))
+    if _unit(h) >= share:
+        return 1.0
+    return 1.0 / (1.0 - _unit(_mix64(h)) * max_loss)
+
+
+@njit(cache=True, nogil=True)
+def slow_phases(keys):  # type: ignore[no-untyped-def]
+    """Per member key, where its episode slots start (a fraction of a slot), as `_slow_factor`."""
+    out = np.zeros(keys.shape[0])
+    for i in range(keys.shape[0]):
+        out[i] = _unit(_mix64(np.uint64(keys[i])))
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _slow_now(m, t, devm, mems):  # type: ignore[no-untyped-def]
+    """`_slow_factor` with the member's current slot remembered in mems (one division per I/O
+    while the slot lasts; the phase is precomputed in devm)."""
+    slot = int(t / devm[m, 8] + devm[m, 12])
+    if slot != mems[m, 4]:
+        mems[m, 4] = slot
+        mems[m, 5] = _slot_factor(np.uint64(devm[m, 11]), slot, devm[m, 9], devm[m, 10])
+    return mems[m, 5]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _service(m, opc, z, u, v, size, devf, devm, seq, t, mems):  # type: ignore[no-untyped-def]
     if devm[m, 7] > 0.0 and seq:  # a spinning disk's head is already there: transfer only
         svc = 0.0
     elif devf[m, opc, 1] < 0.0:  # exponential service with mean exp(mu) (theory checks)
@@ -134,7 +166,7 @@ def _service(m, opc, z, u, v, size, devf, devm, seq, t):  # type: ignore[no-unty
         svc = math.exp(devf[m, opc, 0] + devf[m, opc, 1] * z)
     svc += size / devm[m, 0]
     if devm[m, 9] > 0.0:
-        svc *= _slow_factor(m, t, devm)
+        svc *= _slow_now(m, t, devm, mems)
     return svc
 
 
@@ -263,7 +295,8 @@ def _submit(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, l
                     tm = _lim_pass(l, tm, cost, limi, limf, lims, devm[m, 6])
                     continue
             tm = _lim_pass(l, tm, cost, limi, limf, lims, 0.0)
-        svc = _service(m, write, z[row, j], u[row, j], v[row, j], msize, devf, devm, seq, tm)
+        svc = _service(m, write, z[row, j], u[row, j], v[row, j], msize, devf, devm, seq, tm,
+                       mems)
         if op == 2:
             svc += devm[m, 1]
         if devm[m, 2] > 0.0:

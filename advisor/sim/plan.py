@@ -98,7 +98,8 @@ class SimPlan:
         slow = self.dev_slow if self.dev_slow.shape == (n, 3) else np.zeros((n, 3))
         devm = np.stack([self.dev_xfer_bps, self.dev_flush_s, self.dev_serial.astype(np.float64),
                          self.dev_rated_bytes, self.dev_seq_bps, last_own, wcache, spin,
-                         slow[:, 0], slow[:, 1], slow[:, 2], np.zeros(n)], axis=1)
+                         slow[:, 0], slow[:, 1], slow[:, 2], np.zeros(n), np.zeros(n)],
+                        axis=1)
         return limi, np.ascontiguousarray(limf), np.ascontiguousarray(devf), devm
 
     @property

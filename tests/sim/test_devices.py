@@ -171,7 +171,7 @@ def test_slow_episodes_take_their_share_of_time_per_volume() -> None:
     stated length, independently of the other members."""
     from advisor.sim.kernel import _slow_factor
 
-    devm = np.zeros((2, 12))
+    devm = np.zeros((2, 13))
     devm[:, 8], devm[:, 9], devm[:, 10] = 600.0, 0.05, 0.5
     devm[0, 11], devm[1, 11] = 12345, 67890
     t = np.arange(0.0, 6e7, 60.0)  # 1.9 years every minute: ~50,000 episodes
