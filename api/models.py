@@ -14,8 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from advisor.options import Declared
+from advisor.sim.results import PatternResult
 from recommend.request import WORKLOAD, size_fields
 from recommend.result import SizeResultFields
+from workloads.results import ActSimResult, MysqlSimResult
 from workloads.simulate_request import WORKLOAD as SIM_WORKLOAD
 from workloads.simulate_request import simulate_fields
 
@@ -63,12 +65,20 @@ class _Result(BaseModel):
 RUN_ID = Field(..., description="id of the stored run (GET /v1/runs/{id})")
 
 
-def result_model(name: str, cls: type, doc: str) -> type[BaseModel]:
+_ANY_WORKLOAD = (str, Field(..., description="mysql or aerospike"))
+
+
+def result_model(name: str, cls: type, doc: str, *,
+                 workload: Any = _ANY_WORKLOAD) -> type[BaseModel]:
     """A response body documenting a typed result's fields, read from its dataclass (so the
-    schema cannot drift from what the core returns), plus the stored run's id."""
+    schema cannot drift from what the core returns), plus the stored run's id (and `workload`
+    as given: a result of one workload names it; None leaves it out)."""
     hints = typing.get_type_hints(cls)
-    fields: dict[str, Any] = {f.name: (hints[f.name], ...) for f in dataclasses.fields(cls)}
-    fields["workload"] = (str, Field(..., description="mysql or aerospike"))
+    # a field left out while None (serial's omit_none) is optional; every other one is written
+    fields: dict[str, Any] = {f.name: (hints[f.name], None if f.metadata.get("omit_none")
+                                       else ...) for f in dataclasses.fields(cls)}
+    if workload is not None:
+        fields["workload"] = workload
     return create_model(name, __base__=_Result, __doc__=doc, run_id=(str, RUN_ID), **fields)
 
 
@@ -77,16 +87,20 @@ SizeResult = result_model("SizeResult", SizeResultFields,
                           "candidates rejected with reasons, and how the search went.")
 
 
-class SimulateResult(_Result):
-    run_id: str = RUN_ID
-    kind: str
-    layout: str
-    duration_s: float
-    levels: list[dict[str, Any]]
-    bottleneck: str
-    timeline: list[dict[str, Any]]
-    seed: int
-    catalog_version: str
+PatternSimulateResult = result_model(
+    "PatternSimulateResult", PatternResult, "`advisor simulate SPEC` on a raw I/O pattern (fio, "
+    "sysbench fileio, ioping): one level per ramp value; the top-level figures are the last "
+    "level's.", workload=None)
+MysqlSimulateResult = result_model(
+    "MysqlSimulateResult", MysqlSimResult, "`advisor simulate SPEC --workload mysql`: the "
+    "deployment at each load level, the SLO knee and the saturation point.",
+    workload=(typing.Literal["mysql"], Field(..., description="mysql")))
+ActSimulateResult = result_model(
+    "ActSimulateResult", ActSimResult, "`advisor simulate SPEC --workload aerospike`: ACT's "
+    "load levels, their rating and the highest passing one.",
+    workload=(typing.Literal["aerospike"], Field(..., description="aerospike")))
+# The result of one of the three, read from their dataclasses as the size result is.
+SimulateResult: Any = PatternSimulateResult | MysqlSimulateResult | ActSimulateResult
 
 
 class LayoutResult(_Result):
