@@ -96,6 +96,9 @@ class LossWindow:
     relay_ms: float
     apply_lag_ms: float | None
     text: str
+    # The lag's 99th percentile: relay + the apply queue's time in system at its p99 (M/M/1:
+    # exponential, ln 100 x its mean); None with semi-sync (0) or an unbounded lag.
+    window_p99_ms: float | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
