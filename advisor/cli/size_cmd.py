@@ -260,7 +260,8 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
         table.add_row("loss window", "0 acknowledged transactions (semi-synchronous)"
                       if w.window_ms == 0 else "unbounded (the replica falls behind)"
                       if w.window_ms is None else f"~{w.window_ms:,.2f} ms of commits, "
-                      f"~{w.transactions:,.2f} transactions (asynchronous replication)")
+                      f"~{w.transactions:,.2f} transactions (asynchronous replication)"
+                      + (f"; p99 ~{w.window_p99_ms:,.2f} ms" if w.window_p99_ms else ""))
     console.print(table)
     for note in dur.notes:
         console.print(f"  · {note}")
