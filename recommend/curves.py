@@ -55,13 +55,15 @@ def _mysql(result: MysqlSizeResult, catalog: Catalog) -> SizeCurves:
     curves: list[Curve] = []
     beyond: tuple[str, ...] = ()
     timeline = None
+    # the measured I/O profile the sizing used, if any (the curves are of what it sized)
+    measured = result.measured_io.txn_io() if result.measured_io is not None else None
     for n, (name, dep) in enumerate(deps):
         replica = resolve(dep.replicas[0], catalog) if dep.replicas else None
         params = req.params(replicas=len(dep.replicas), tps=req.tps)
         d = Deployment(master=resolve(dep.master, catalog), replica=replica)
         sim = simulate_mysql(d, catalog, params, tps_levels=loads, engine="analytic",
                              duration_s=req.peak_hours * 3600, warmup_s=0.0,
-                             p99_ms=req.p99_ms, seed=result.seed)
+                             p99_ms=req.p99_ms, seed=result.seed, measured=measured)
         tx = [lv.latency_ms.transaction for lv in sim.levels]
         curves.append(Curve(label=name, y={"p99": tuple(t.p99 for t in tx),
                                            "p50": tuple(t.p50 for t in tx)}))
@@ -73,7 +75,7 @@ def _mysql(result: MysqlSizeResult, catalog: Catalog) -> SizeCurves:
                                for why in fail.reasons)
             at_target = simulate_mysql(d, catalog, params, tps_levels=[req.tps],
                                        engine="analytic", duration_s=req.peak_hours * 3600,
-                                       warmup_s=0.0, p99_ms=req.p99_ms)
+                                       warmup_s=0.0, p99_ms=req.p99_ms, measured=measured)
             timeline = at_target.levels[0]
     return SizeCurves(x=tuple(loads), curves=tuple(curves), beyond=beyond, timeline=timeline)
 

@@ -11,6 +11,7 @@ from advisor.serial import OMIT_NONE, SCHEMA_VERSION
 from advisor.sim.results import ActRow, ActSlice
 from recommend.explain import RoleModel
 from recommend.request import AerospikeSizeRequest, MysqlSizeRequest
+from workloads.mysql import MeasuredIo
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -282,6 +283,9 @@ class MysqlSizeResult(_SizeResult):
     # the measured profile's transaction shape (replay --driver sysbench), and whether the sizing
     # shape is it; absent for the model and for profiles without a shape
     measured_shape: str | None = field(default=None, metadata=OMIT_NONE)
+    # the measured profile used (--io-profile or status dumps), path-free, so the report's curves
+    # and its reproduce command use and name it; absent for the model
+    measured_io: MeasuredIo | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,7 +11,7 @@ from typing import Any, cast
 from advisor.catalog.model import Catalog, PricingPlan
 from advisor.catalog.pricing import with_plan
 from recommend.request import MysqlSizeRequest, SizeRequest
-from recommend.result import SizeResult
+from recommend.result import MysqlSizeResult, SizeResult
 from workloads.mysql import TxnIo
 
 Progress = Callable[[int, float], None]
@@ -32,6 +32,9 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
         from recommend.aerospike_search import size_aerospike
 
         result = size_aerospike(req, catalog, progress=progress, memo=memo)
+    if measured is not None and measured.measured is not None \
+            and isinstance(result, MysqlSizeResult):  # recorded: the report's curves use it
+        result = replace(result, measured_io=measured.measured)
     if clock is None or start is None:
         return result
     return replace(result, search=replace(result.search, seconds=round(clock() - start, 3)))

@@ -244,6 +244,7 @@ class TxnIo:
     redo_log_mib: float = 0.0
     flush_pages_per_s: float = 0.0  # at the params' write rate
     notes: tuple[str, ...] = ()
+    measured: "MeasuredIo | None" = None  # the measured profile these figures are (None: model)
 
     @property
     def apply_reads(self) -> float:
@@ -411,16 +412,59 @@ def _derive_io(params: MysqlParams, memory_gib: float, vcpu: int) -> TxnIo:
                  notes=tuple(notes))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasuredIo:
+    """A measured I/O profile as a result records it: the server and source it was measured on
+    (without any directory: a result names no machine path) and the per-transaction figures this
+    model uses, enough to rebuild the same `TxnIo` (report curves, a re-run)."""
+
+    server: str
+    source: str  # replay, replay (sysbench), SHOW GLOBAL STATUS a.txt -> b.txt...
+    read_page_reads: float  # per read-only transaction
+    write_page_reads: float  # per read-write transaction
+    write_page_writes: float
+    redo_bytes: float
+    binlog_bytes: float
+    miss_ratio: float
+
+    @classmethod
+    def of(cls, profile: Any) -> "MeasuredIo":
+        """The summary of a `workloads.io_profile.IoProfile`."""
+        w, r = profile.per_write_txn, profile.per_read_txn
+        return cls(server=profile.server, source=_path_free(profile.source),
+                   read_page_reads=r.page_reads, write_page_reads=w.page_reads,
+                   write_page_writes=w.page_writes, redo_bytes=w.redo_bytes,
+                   binlog_bytes=w.binlog_bytes, miss_ratio=profile.buffer_pool_miss_ratio)
+
+    @property
+    def text(self) -> str:
+        return f"measured: {self.server} ({self.source})"
+
+    def txn_io(self) -> TxnIo:
+        """The model's per-transaction I/O from these measured figures."""
+        return TxnIo(read_page_reads=self.read_page_reads,
+                     write_page_reads=self.write_page_reads,
+                     write_page_flushes=self.write_page_writes,
+                     redo_bytes=max(self.redo_bytes, 512.0), binlog_bytes=self.binlog_bytes,
+                     miss_ratio=self.miss_ratio, source=self.text, measured=self,
+                     explain=[f"I/O profile measured by replay on {self.server}: "
+                              f"{self.write_page_reads:.2f} page reads and "
+                              f"{self.write_page_writes:.2f} page writes per write transaction, "
+                              f"{self.read_page_reads:.2f} page reads per read"])
+
+
+def _path_free(text: str) -> str:
+    """`text` with every file path cut to its file name (a status dump's source names the dumps
+    it was measured from as given on the command line)."""
+    import re
+
+    return re.sub(r"(?<!\S)\S*/(?=[^\s/]+)", "", text)
+
+
 def measured_io(profile: Any) -> TxnIo:
-    """A `workloads.io_profile.IoProfile` (measured by replay) as this model's TxnIo."""
-    w, r = profile.per_write_txn, profile.per_read_txn
-    return TxnIo(read_page_reads=r.page_reads, write_page_reads=w.page_reads,
-                 write_page_flushes=w.page_writes, redo_bytes=max(w.redo_bytes, 512.0),
-                 binlog_bytes=w.binlog_bytes, miss_ratio=profile.buffer_pool_miss_ratio,
-                 source=f"measured: {profile.server} ({profile.source})",
-                 explain=[f"I/O profile measured by replay on {profile.server}: "
-                          f"{w.page_reads:.2f} page reads and {w.page_writes:.2f} page writes per "
-                          f"write transaction, {r.page_reads:.2f} page reads per read"])
+    """A `workloads.io_profile.IoProfile` (measured by replay or from status dumps) as this
+    model's TxnIo, recording the profile it came from."""
+    return MeasuredIo.of(profile).txn_io()
 
 
 def _round_up(n: float, block: int) -> int:

@@ -336,7 +336,8 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
         bottleneck=last.bottleneck, timeline=master_last.timeline,
         engine=tuple(sorted({lv.engine for lv in out_levels})), seed=seed,
         model_version=MODEL_VERSION, advisor_version=__version__,
-        catalog_version=catalog.catalog_version)
+        catalog_version=catalog.catalog_version,
+        measured_io=measured.measured if measured is not None else None)
 
 
 def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, threads: int,

@@ -18,7 +18,7 @@ from advisor.sim.results import (
     PatternResult,
     TimelinePoint,
 )
-from workloads.mysql import MysqlParams
+from workloads.mysql import MeasuredIo, MysqlParams
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +131,8 @@ class MysqlSimResult:
     # Levels given as client threads: how their rates were found.
     closed_loop_note: str | None = field(default=None, metadata=OMIT_NONE)
     request: dict[str, Any] | None = field(default=None, metadata=OMIT_NONE)  # as asked
+    # the measured profile used (--io-profile), path-free: the request cannot say it
+    measured_io: MeasuredIo | None = field(default=None, metadata=OMIT_NONE)
     schema_version: int = SCHEMA_VERSION
 
 

@@ -2,10 +2,14 @@
 
 import dataclasses
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.options import changed, flag_of, plain_number
 from recommend.request import WORKLOAD, SizeRequest
+from workloads.mysql import MeasuredIo
+
+if TYPE_CHECKING:
+    from workloads.results import SimulateResult
 
 
 def _num(value: Any) -> str:
@@ -33,12 +37,32 @@ def options_args(obj: Any) -> list[str]:
     return args
 
 
-def size_command(request: SizeRequest) -> str:
-    """`advisor size ...` that reproduces the request, generated from its declarations."""
+# Where a reproduce command names the measured I/O profile a run used: a result records the
+# profile's figures, never its file's path (`measured_note` says which profile it is).
+PROFILE_FILE = "PROFILE.json"
+
+
+def size_command(request: SizeRequest, measured: MeasuredIo | None = None) -> str:
+    """`advisor size ...` that reproduces the request, generated from its declarations (with
+    `--io-profile` when the sizing used a measured profile)."""
     args = ["advisor", "size"]
     if request.workload != WORKLOAD.default:
         args += ["--workload", request.workload]
-    return shlex.join(args + options_args(request))
+    return shlex.join(args + options_args(request) + _profile_args(measured))
+
+
+def _profile_args(measured: MeasuredIo | None) -> list[str]:
+    return [] if measured is None else ["--io-profile", PROFILE_FILE]
+
+
+def measured_note(measured: MeasuredIo | None) -> str | None:
+    """What the reproduce command's `--io-profile PROFILE.json` stands for (None: the model)."""
+    if measured is None:
+        return None
+    return (f"{PROFILE_FILE}: the measured I/O profile this run used ({measured.text}: "
+            f"{measured.write_page_reads:.2f} page reads, {measured.write_page_writes:.2f} page "
+            f"writes, {measured.redo_bytes:,.0f} redo bytes per write transaction, "
+            f"{measured.read_page_reads:.2f} page reads per read); give its file")
 
 
 _SIZE_OF = {4096: "4k", 8192: "8k", 16384: "16k", 32768: "32k", 65536: "64k",
@@ -66,19 +90,25 @@ def _ramp(result: dict[str, Any]) -> list[str]:
     return []
 
 
-def simulate_command(result: dict[str, Any]) -> str:
+def simulate_command(result: "SimulateResult | dict[str, Any]") -> str:
     """`advisor simulate SPEC ...` for a raw-pattern, mysql or aerospike simulation result:
-    generated from the request the result records (older results: rebuilt from its fields)."""
-    request = result.get("request")
-    if isinstance(request, dict) and "spec" in request:
-        from workloads.simulate_request import simulate_request
+    generated from the request the result records (with `--io-profile` when a measured profile
+    was used); older results are rebuilt from their fields."""
+    if isinstance(result, dict):  # a result made before requests were recorded
+        return _rebuilt_simulate_command(result)
+    request = result.request
+    if not (isinstance(request, dict) and "spec" in request):
+        from advisor.serial import to_json
 
-        req = simulate_request(request)
-        args = ["advisor", "simulate", req.spec]
-        if req.workload is not None:
-            args += ["--workload", req.workload]
-        return shlex.join(args + options_args(req))
-    return _rebuilt_simulate_command(result)
+        return _rebuilt_simulate_command(to_json(result))
+    from workloads.simulate_request import simulate_request
+
+    req = simulate_request(request)
+    args = ["advisor", "simulate", req.spec]
+    if req.workload is not None:
+        args += ["--workload", req.workload]
+    return shlex.join(args + options_args(req) + _profile_args(getattr(result, "measured_io",
+                                                                       None)))
 
 
 # The MySQL options a result made before requests were recorded keeps in its `params`.

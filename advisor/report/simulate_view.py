@@ -6,7 +6,7 @@ from typing import Any
 from markupsafe import Markup
 
 from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart, responsive
-from advisor.report.commands import simulate_command
+from advisor.report.commands import measured_note, simulate_command
 from advisor.report.common import (
     fmt_ms,
     fmt_value,
@@ -14,7 +14,6 @@ from advisor.report.common import (
     load_label,
     timeline_chart,
 )
-from advisor.serial import to_json
 from advisor.sim.results import Level, Load, PatternResult
 from workloads.aerospike import ACT_LIMITS
 from workloads.results import ActSimResult, MysqlSimResult, SimulateResult
@@ -159,7 +158,8 @@ def simulate_context(result: SimulateResult) -> dict[str, Any]:
         "kind": "simulate", "layout": result.layout,
         "duration": f"{result.duration_s:,g} s per level", "seed": result.seed,
         "engine": ", ".join(result.engine), "bottleneck": result.bottleneck,
-        "command": simulate_command(to_json(result)), "notes": [], "timeline": timeline,
+        "command": simulate_command(result), "notes": [], "timeline": timeline,
+        "command_note": measured_note(getattr(result, "measured_io", None)),
     }
     if isinstance(result, MysqlSimResult):
         dep = result.deployment

@@ -9,7 +9,7 @@ from itertools import pairwise
 from typing import Any
 
 from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart, responsive
-from advisor.report.commands import size_command
+from advisor.report.commands import measured_note, size_command
 from advisor.report.common import cost_table, fmt_usd, fmt_value, timeline_chart
 from recommend.curves import SizeCurves
 from recommend.request import MysqlSizeRequest
@@ -22,6 +22,7 @@ from recommend.result import (
     SizeResult,
 )
 from workloads.aerospike import ACT_LIMITS
+from workloads.mysql import MeasuredIo
 
 
 def _mysql_chart(result: MysqlSizeResult, curves: SizeCurves) -> dict[str, Any]:
@@ -184,6 +185,10 @@ def _costs(rec: MysqlDeployment | AerospikeCluster) -> list[dict[str, Any]]:
     return out
 
 
+def _measured(result: SizeResult) -> MeasuredIo | None:
+    return result.measured_io if isinstance(result, MysqlSizeResult) else None
+
+
 def size_context(result: SizeResult, curves: SizeCurves | None,
                  curve_error: str | None = None) -> dict[str, Any]:
     """Everything the size template shows (no curves when none were computed)."""
@@ -240,7 +245,8 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         "rejected_total": result.rejected_total,
         "curves": chart, "curve_error": curve_error, "burst": burst,
         "durability": to_json(rec.durability), "search": to_json(result.search),
-        "command": size_command(result.request), "seed": result.seed,
+        "command": size_command(result.request, _measured(result)),
+        "command_note": measured_note(_measured(result)), "seed": result.seed,
         "act_slices": act_slices, "assumptions": _assumptions(result),
         **_aerospike_context(result),
     }
