@@ -93,7 +93,7 @@ def dask_client(where: Where) -> Iterator[Any]:
             client.close()
         return
     cluster = distributed.LocalCluster(n_workers=where.workers, threads_per_worker=1,
-                                       processes=True, dashboard_address=None,
+                                       processes=True, dashboard_address=":0",  # any free port
                                        silence_logs=logging.ERROR)  # not its INFO/WARNING chatter
     client = distributed.Client(cluster)
     try:

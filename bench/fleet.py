@@ -75,6 +75,23 @@ def _ticker(label: str, total: int, start: float) -> Any:
     return tick
 
 
+def _first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """Where two JSON values first differ (a dotted path and both values), None if equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            found = _first_difference(a.get(k), b.get(k), f"{path}.{k}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, f"{path}[{i}]")
+            if found:
+                return found
+        return None
+    return None if a == b else f"{path}: {str(a)[:160]} vs {str(b)[:160]}"
+
+
 def _same(a: list[RowResult], b: list[RowResult]) -> bool:
     return sorted(a, key=lambda r: r.id) == sorted(b, key=lambda r: r.id)
 
@@ -142,6 +159,11 @@ def main() -> None:
     same = _same(local, [r for r in remote if r.id in ids])
     print(f"results identical on the {len(local)} rows both sized (every field, the full size "
           f"result included): {same}")
+    if not same:
+        theirs = {r.id: r for r in remote}
+        for r in local:
+            if r != theirs[r.id]:
+                print(f"  {r.id} differs: {_first_difference(to_json(r), to_json(theirs[r.id]))}")
 
     summary = summarise(remote, catalog_version=catalog.catalog_version)
     s = to_json(summary)

@@ -73,6 +73,17 @@ def test_two_workers_give_the_in_process_results(dask_cluster: cluster.Cluster,
     assert len(ran_on) == 2
 
 
+def test_the_catalog_travels_with_the_tasks(dask_cluster: cluster.Cluster,
+                                           rows: list[FleetRow], catalog: Catalog) -> None:
+    """The workers size with the catalog the client holds (a user's, here one renamed), never
+    one of their own."""
+    from dataclasses import replace
+
+    mine = replace(catalog, catalog_version="user-catalog-17")
+    results = run_fleet(rows[:2], mine, Where(scheduler=dask_cluster.address), lambda r: None)
+    assert [r.result["catalog_version"] for r in results if r.result] == ["user-catalog-17"] * 2
+
+
 def test_the_scheduler_option_runs_the_same_rows(dask_cluster: cluster.Cluster,
                                                  rows: list[FleetRow], catalog: Catalog,
                                                  in_process: list[RowResult]) -> None:
