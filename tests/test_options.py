@@ -169,3 +169,73 @@ def test_a_result_without_a_recorded_request_keeps_its_transaction_shape() -> No
     assert "--write-txn update=2" in command
     assert "--sync-binlog 0" in command
     assert "--row-bytes" not in command  # its default
+
+
+# -- replay and calibrate: their options declared once too -----------------------------------
+
+
+@pytest.mark.parametrize(("cls", "values", "field", "problem"), [
+    ("replay", {"reads": -1}, "reads", "must be 0 or more"),
+    ("replay", {"duration": 0}, "duration", "must be positive"),
+    ("replay", {"ramp": "1,x"}, "ramp", "not a comma-separated list of numbers"),
+    ("replay", {"ramp": "1,2", "rate": "10,20,30"}, "ramp", "2 values and rate 3"),
+    ("replay", {"ramp": "2000"}, "ramp", "at most 1,024"),
+    ("replay", {"driver": "odbc"}, "driver", "choose sqlalchemy or sysbench"),
+    ("replay", {"rows": 10**10}, "rows", "at most 100,000,000"),
+    ("calibrate", {"time": 0}, "time", "must be at least 1"),
+    ("calibrate", {"threads": "1,5000"}, "threads", "at most 1,024"),
+    ("calibrate", {"size": "lots"}, "size", "not a size like 4k"),
+    ("calibrate", {"block_size": ""}, "block_size", "not a size like 4k"),
+    ("calibrate", {"path": " "}, "path", "empty: give the directory to measure"),
+])
+def test_replay_and_calibrate_values_are_checked_once_in_domain_terms(
+        cls: str, values: dict[str, object], field: str, problem: str) -> None:
+    from workloads.real.requests import CalibrateRequest, ReplayRequest
+
+    with pytest.raises(FieldError, match=problem) as caught:
+        (ReplayRequest if cls == "replay" else CalibrateRequest)(**values)  # type: ignore[arg-type]
+    assert caught.value.name == field
+    assert not str(caught.value).startswith("--")
+
+
+def test_every_replay_and_calibrate_option_is_a_cli_flag_with_its_declared_default() -> None:
+    """The typer commands are generated from the declarations: each declared option is a
+    parameter of the command, under its flag, with the declared default."""
+    import typer.main
+
+    from advisor.cli.main import app
+    from workloads.real.requests import calibrate_fields, replay_fields
+
+    group = typer.main.get_command(app)
+    for command, decls in (("replay", replay_fields()), ("calibrate", calibrate_fields())):
+        params = {p.name: p for p in group.commands[command].params}  # type: ignore[attr-defined]
+        for name, d in decls.items():
+            assert name in params, name
+            assert d.flag in params[name].opts, name
+            default = params[name].default
+            assert (list(default) if isinstance(default, tuple) else default) == d.default, name
+
+
+def test_the_run_configurations_take_their_defaults_and_bounds_from_the_declarations() -> None:
+    """`ReplayConfig` and `CalibrationPlan` (what a core caller builds) start from the declared
+    defaults and refuse what the declarations refuse, named the same way."""
+    from pathlib import Path
+
+    from workloads.real.calibrate import CalibrationPlan
+    from workloads.real.replay_setup import ReplayConfig
+    from workloads.real.requests import CalibrateRequest, ReplayRequest
+
+    assert ReplayRequest().config() == ReplayConfig()
+    req = CalibrateRequest(path="/data")
+    plan = CalibrationPlan(path=Path("/data"), name="disk")
+    assert (plan.time_s, plan.threads) == (req.time, req.thread_counts)
+    with pytest.raises(FieldError) as caught:
+        ReplayConfig(duration_s=0).validate()
+    assert caught.value.named(caught.value.flag) == "--duration 0: must be positive"
+    with pytest.raises(FieldError, match="time 4000: at most 3,600"):
+        CalibrationPlan(path=Path("/data"), name="disk", time_s=4000).validate()
+
+
+def test_replay_names_the_flag_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "--warmup", "-1"]) == 2
+    assert capsys.readouterr().err.strip() == "error: --warmup -1: must be 0 or more"

@@ -11,7 +11,6 @@ import os
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -31,15 +30,17 @@ from advisor.cli.common import (
     num_column,
     text_column,
 )
+from advisor.cli.options import fixed, with_options
 from advisor.cli.progress import level_progress
 from advisor.errors import AdvisorError, InvalidInput
+from advisor.options import FieldError
 from advisor.units import parse_bytes
-
-
-class Driver(str, Enum):
-    sqlalchemy = "sqlalchemy"
-    sysbench = "sysbench"
-
+from workloads.real.requests import (
+    CalibrateRequest,
+    ReplayRequest,
+    calibrate_fields,
+    replay_fields,
+)
 
 REPLAY_HELP = (
     "Drive a real database with the MySQL workload and measure TPS and latency.\n\n"
@@ -93,9 +94,12 @@ def _fail(message: str, code: int) -> NoReturn:
 
 @contextmanager
 def _user_errors() -> Iterator[None]:
-    """AdvisorError -> one `error:` line and exit 2, also when not run through `main()`."""
+    """AdvisorError -> one `error:` line and exit 2, also when not run through `main()`; a
+    declared option is named by its flag (`--time 0: ...`)."""
     try:
         yield
+    except FieldError as exc:
+        _fail(exc.named(exc.flag), 2)
     except AdvisorError as exc:
         _fail(str(exc), 2)
 
@@ -107,25 +111,6 @@ def _wide(build: Callable[[bool], Table]) -> None:
         console.print(build(is_narrow()))
     else:
         PipeConsole(width=max(console.width, 160)).print(build(False))
-
-
-def _numbers(option: str, text: str, kind: type[int] | type[float]) -> tuple[Any, ...]:
-    from advisor.options import MAX_NUMBER_TEXT, show_value
-
-    parts = [part for part in text.split(",") if part.strip()]
-    # A number longer than this is no thread count or rate (and int() of thousands of digits
-    # is slow): refused before it is parsed, quoted as an excerpt.
-    if any(len(part.strip()) > MAX_NUMBER_TEXT for part in parts):
-        raise InvalidInput(f"{option} {show_value(text)}: a number of more than "
-                           f"{MAX_NUMBER_TEXT} characters")
-    try:
-        values = tuple(kind(part) for part in parts)
-    except ValueError:
-        raise InvalidInput(f"{option} {show_value(text)} is not a comma-separated list of "
-                           "numbers") from None
-    if not values:
-        raise InvalidInput(f"{option} is empty")
-    return values
 
 
 def _data_dir() -> Path:
@@ -171,46 +156,25 @@ def _replay_table(result: dict[str, Any], narrow: bool = False) -> Table:
     return table
 
 
-def replay_command(
-    master: Annotated[str | None, typer.Option(
-        "--master", help="master URL, like mysql+pymysql://USER:PASSWORD@HOST:3306/DB "
-        "[default: an embedded SQLite file]", show_default=False)] = None,
-    replica: Annotated[list[str] | None, typer.Option(
-        "--replica", help="replica URL (repeatable); reads go round-robin over the replicas, "
-        "to the master when there is none", show_default=False)] = None,
-    reads: Annotated[float, typer.Option(
-        "--reads", help="read transactions per write transaction (3.25 = 23.5 % writes)")] = 3.25,
-    ramp: Annotated[str, typer.Option(
-        "--ramp", help="client threads of each step, comma-separated")] = "1,2,4,8",
-    duration: Annotated[float, typer.Option(
-        "--duration", help="measured seconds per step")] = 10.0,
-    warmup: Annotated[float, typer.Option(
-        "--warmup", help="seconds run before each step's measurement, not counted")] = 2.0,
-    rows: Annotated[int, typer.Option(
-        "--rows", help="rows in the test table (created once, reused)")] = 10_000,
-    rate: Annotated[str | None, typer.Option(
-        "--rate", help="open loop: Poisson arrivals at this many transactions/s (a comma list "
-        "runs one step per rate); latency counts from the intended start", show_default=False,
-    )] = None,
-    driver: Annotated[Driver, typer.Option(
-        "--driver", help="sqlalchemy: built-in clients; sysbench: oltp_read_write on the master"
-    )] = Driver.sqlalchemy,
-    seed: Annotated[int, typer.Option("--seed", help="random seed (echoed in the result)")] = 1,
-    io_profile_out: Annotated[Path | None, typer.Option(
+@with_options(
+    replay_fields().values(),
+    fixed("io_profile_out", Annotated[Path | None, typer.Option(
         "--io-profile-out", help="write the measured per-transaction I/O profile here "
-        "(needs MySQL/MariaDB: SQLite has no server counters)", show_default=False)] = None,
-    out: Annotated[Path | None, typer.Option(
+        "(needs MySQL/MariaDB: SQLite has no server counters)", show_default=False)], None),
+    fixed("out", Annotated[Path | None, typer.Option(
         "--out", help="also write the result JSON here (kept when a step fails)",
-        show_default=False)] = None,
-    fmt: FormatOpt = Format.table,
-) -> None:
+        show_default=False)], None),
+    fixed("fmt", FormatOpt, Format.table),
+)
+def replay_command(*, io_profile_out: Path | None, out: Path | None, fmt: Format,
+                   **options: Any) -> None:
     with _user_errors():
         from advisor.userfiles import check_output
 
+        req = ReplayRequest(**options)
         check_output(out, what="result")  # before the run, not after it
         check_output(io_profile_out, what="io profile")
-        result = _replay(master, replica or [], reads, ramp, duration, warmup, rows, rate,
-                         driver, seed, io_profile_out)
+        result = _replay(req, io_profile_out)
         if out is not None:
             from advisor.userfiles import write_json
 
@@ -220,26 +184,17 @@ def replay_command(
         _fail(result["error"], 1)
 
 
-def _replay(
-    master: str | None, replicas: list[str], reads: float, ramp: str, duration: float,
-    warmup: float, rows: int, rate: str | None, driver: Driver, seed: int,
-    io_profile_out: Path | None,
-) -> dict[str, Any]:
+def _replay(req: ReplayRequest, io_profile_out: Path | None) -> dict[str, Any]:
     from workloads.real.io_profile_file import save_io_profile
-    from workloads.real.replay import ReplayConfig, open_target, run_replay
+    from workloads.real.replay import open_target, run_replay
 
-    config = ReplayConfig(
-        reads_per_write=reads, ramp=_numbers("--ramp", ramp, int),
-        rates_tps=_numbers("--rate", rate, float) if rate is not None else (),
-        duration_s=duration,
-        warmup_s=warmup, rows=rows, seed=seed,
-    )
-    config.validate()
+    config = req.config()  # checked with the request
+    master, replicas = req.master, req.replica or []
     if io_profile_out is not None and (master is None or master.startswith("sqlite")):
         raise InvalidInput("--io-profile-out needs a MySQL/MariaDB --master "
                            "(SQLite has no server counters)")
     steps = config.steps()
-    if driver is Driver.sysbench:
+    if req.driver == "sysbench":
         from workloads.real.replay_sysbench import run_sysbench_replay
         from workloads.real.sysbench import Sysbench
 
@@ -334,44 +289,20 @@ def _print_device(document: dict[str, Any]) -> None:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
 
 
-def calibrate_command(
-    path: Annotated[str | None, typer.Option(  # str: an empty --path is refused, not '.'
-        "--path", help="directory on the disk to measure (created if missing; test files are "
-        "created and removed)",
-        show_default=False)] = None,
-    size: Annotated[str, typer.Option(
-        "--size", help="total size of the test files (bigger than the disk cache for "
-        "honest reads)")] = "1G",
-    time_s: Annotated[int, typer.Option("--time", help="seconds per run")] = 10,
-    threads: Annotated[str, typer.Option(
-        "--threads", help="thread counts to run each mode at, comma-separated")] = "1,4,16",
-    block_size: Annotated[str, typer.Option(
-        "--block-size", help="I/O size (InnoDB pages are 16k)")] = "16k",
-    name: Annotated[str | None, typer.Option(
-        "--name", help="device name, used as local:NAME [default: this host's name, or the "
-        "fio file's name]", show_default=False)] = None,
-    out: Annotated[Path | None, typer.Option(
+@with_options(
+    calibrate_fields().values(),
+    fixed("out", Annotated[Path | None, typer.Option(
         "--out", help="profile file to write [default: calibration-NAME.json]",
-        show_default=False)] = None,
-    import_fio: Annotated[Path | None, typer.Option(
-        "--import-fio", help="read fio --output-format=json results instead of running sysbench",
-        show_default=False)] = None,
-    import_sysbench: Annotated[list[Path] | None, typer.Option(
-        "--import-sysbench", help="read sysbench fileio run output (text) instead of running "
-        "sysbench (repeatable)", show_default=False)] = None,
-    fmt: FormatOpt = Format.table,
-) -> None:
+        show_default=False)], None),
+    fixed("fmt", FormatOpt, Format.table),
+)
+def calibrate_command(*, out: Path | None, fmt: Format, **options: Any) -> None:
     with _user_errors():
         from advisor.userfiles import check_output
 
+        req = CalibrateRequest(**options)
         check_output(out, what="profile")  # before the measurements, not after them
-        if path is not None and not path.strip():
-            from advisor.options import show_value
-
-            raise InvalidInput(f"--path {show_value(path)}: empty: give the directory to measure")
-        document, name = _calibrate(None if path is None else Path(path), size, time_s,
-                                    threads, block_size, name, import_fio,
-                                    import_sysbench or [])
+        document, name = _calibrate(req)
         from advisor.userfiles import write_json
 
         target = out or Path(f"calibration-{name}.json")
@@ -390,10 +321,7 @@ def calibrate_command(
         _fail(error, 1)
 
 
-def _calibrate(
-    path: Path | None, size: str, time_s: int, threads: str, block_size: str,
-    name: str | None, import_fio: Path | None, import_sysbench: list[Path],
-) -> tuple[dict[str, Any], str]:
+def _calibrate(req: CalibrateRequest) -> tuple[dict[str, Any], str]:
     from workloads.real.calibrate import (
         CalibrationPlan,
         calibration_document,
@@ -402,6 +330,8 @@ def _calibrate(
     )
     from workloads.real.device_profile import check_name, default_name
 
+    path = None if req.path is None else Path(req.path)
+    import_fio, import_sysbench, name = req.import_fio, req.import_sysbench or [], req.name
     if (path is not None) + (import_fio is not None) + bool(import_sysbench) != 1:
         raise InvalidInput("give either --path DIR (run sysbench), --import-fio FILE.json or "
                            "--import-sysbench FILE")
@@ -424,9 +354,8 @@ def _calibrate(
 
     plan = CalibrationPlan(
         path=path, name=check_name(name or default_name(socket.gethostname())),
-        size_bytes=parse_bytes(size, what="--size"), time_s=time_s,
-        threads=_numbers("--threads", threads, int),
-        block_bytes=parse_bytes(block_size, what="--block-size"),
+        size_bytes=parse_bytes(req.size), time_s=req.time, threads=req.thread_counts,
+        block_bytes=parse_bytes(req.block_size),
     )
     plan.validate()
     runner = Sysbench.find()

@@ -37,16 +37,14 @@ def no_sysbench(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("no_sysbench")
 @pytest.mark.parametrize(("args", "message"), [
-    (["--time", "9" * 400], "error: --time a 400-digit number: must be between 1 and 3,600 "
-                            "seconds per run"),
-    (["--time", "100000000"], "error: --time 100000000: must be between 1 and 3,600 seconds "
-                              "per run"),
-    (["--time", "0"], "error: --time 0: must be between 1 and 3,600 seconds per run"),
+    (["--time", "9" * 400], "error: --time a 400-digit number: at most 3,600"),
+    (["--time", "100000000"], "error: --time 100000000: at most 3,600"),
+    (["--time", "0"], "error: --time 0: must be at least 1"),
     (["--threads", "9" * 399], "error: --threads '" + "9" * (MAX_NUMBER_TEXT - 1) + "...: a "
                                "number of more than 40 characters"),
-    (["--threads", "1,100000"], "error: --threads 100000: at most 1,024 threads (more only "
-                                "queue in the kernel)"),
-    (["--threads", ",".join(["1"] * 33)], "error: --threads lists 33 counts: at most 32"),
+    (["--threads", "1,100000"], "error: --threads 100000: at most 1,024"),
+    (["--threads", ",".join(["1"] * 33)], "error: --threads '" + ("1," * 20)[:39] + "...: lists 33 "
+                                          "counts: at most 32"),
     (["--name", LONG], f"error: --name {EXCERPT}: use letters, digits, '.', '_' or '-', at "
                        "most 63, starting with a letter or digit (it becomes local:NAME)"),
 ])
@@ -72,7 +70,7 @@ def test_calibrate_refuses_an_empty_path(capsys: pytest.CaptureFixture[str], pat
 def test_replay_refuses_an_empty_rate(capsys: pytest.CaptureFixture[str], rate: str) -> None:
     """An empty --rate is refused, not read as closed loop."""
     code, _out, err = run(capsys, "replay", "--rate", rate, "--ramp", "1", "--duration", "0.1")
-    assert one_error_line(code, err) == "error: --rate is empty"
+    assert one_error_line(code, err) == f"error: --rate {rate!r}: empty"
 
 
 @pytest.fixture

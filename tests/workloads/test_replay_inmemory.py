@@ -182,13 +182,13 @@ def test_a_replica_that_is_not_replicating_is_refused() -> None:
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        ({"ramp": ()}, "--ramp must list thread counts"),
-        ({"ramp": (0, 2)}, "--ramp must list thread counts"),
-        ({"reads_per_write": -1.0}, "--reads -1 must be between 0 and 10,000"),
-        ({"duration_s": 0.0}, "--duration 0 must be above 0 and at most 86,400 s"),
-        ({"rows": 0}, "--rows 0 must be from 1 to 100,000,000"),
-        ({"rates_tps": (0.0,)}, "--rate values must be above 0 and at most 1,000,000"),
-        ({"ramp": (1, 2), "rates_tps": (10.0, 20.0, 30.0)}, "--ramp has 2 values and --rate 3"),
+        ({"ramp": ()}, "ramp '': empty"),
+        ({"ramp": (0, 2)}, "ramp 0: must be at least 1"),
+        ({"reads_per_write": -1.0}, "reads -1: must be 0 or more"),
+        ({"duration_s": 0.0}, "duration 0: must be positive"),
+        ({"rows": 0}, "rows 0: must be at least 1"),
+        ({"rates_tps": (0.0,)}, "rate 0: must be positive"),
+        ({"ramp": (1, 2), "rates_tps": (10.0, 20.0, 30.0)}, "ramp '1,2': 2 values and rate 3"),
     ],
 )
 def test_bad_configuration_is_refused_with_a_reason(

@@ -104,8 +104,9 @@ def test_cli_replay_json_and_out_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--ramp", "1,x"), "error: --ramp '1,x' is not a comma-separated list of numbers"),
-        (("--reads", "-1"), "error: --reads -1 must be between 0 and 10,000"),
+        (("--ramp", "1,x"), "error: --ramp '1,x': not a comma-separated list of numbers"),
+        (("--reads", "-1"), "error: --reads -1: must be 0 or more"),
+        (("--driver", "odbc"), "error: --driver 'odbc': choose sqlalchemy or sysbench"),
         (("--io-profile-out", "p.json"), "error: --io-profile-out needs a MySQL/MariaDB --master"),
         (("--replica", "mysql://a:b@h/d"), "error: --replica needs --master"),
         (("--master", "postgresql://u:s3cret@h/db"), "error: database 'postgresql://u:***@h/db'"),

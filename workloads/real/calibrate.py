@@ -17,10 +17,19 @@ from typing import Any
 
 from advisor.errors import InvalidInput
 from advisor.io_modes import CALIBRATION_MODES
-from advisor.options import show_value
-from advisor.units import GIB, KIB
+from advisor.options import FieldError, check_value
+from advisor.units import GIB, KIB, parse_bytes
 from workloads.real.clock import Clock, SystemClock, wall_time_iso
 from workloads.real.device_profile import check_name, fit_profile
+from workloads.real.requests import (
+    MAX_CALIBRATE_THREADS,
+    MAX_THREAD_STEPS,
+    THREAD,
+    CalibrateRequest,
+    default_of,
+    numbers,
+    opt_of,
+)
 from workloads.real.sysbench import (
     SysbenchFailed,
     SysbenchRunner,
@@ -32,46 +41,42 @@ from workloads.real.sysbench import (
 CalibrationProgress = Callable[[int, int, str], None]  # (done, total, what runs now)
 FILE_NUM = 128  # sysbench's default --file-num
 FLUSH_PROBES = 100
-# Beyond the deepest device queue (NVMe: 1,023 commands per queue) more sysbench threads only
-# wait in the kernel: they measure the scheduler, not the disk, and cost one OS thread each.
-MAX_THREADS = 1024
-MAX_THREAD_STEPS = 32  # each count runs every mode: 32 counts x 4 modes is already long
-MAX_TIME_S = 3600  # seconds per run: an hour per mode and thread count
+MAX_THREADS = MAX_CALIBRATE_THREADS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CalibrationPlan:
+    """What a calibration runs; its defaults and per-field bounds are `advisor calibrate`'s
+    declared options (`workloads.real.requests.CalibrateRequest`)."""
+
     path: Path
     name: str
-    size_bytes: int = GIB
-    time_s: int = 10
-    threads: tuple[int, ...] = (1, 4, 16)
-    block_bytes: int = 16 * KIB
+    size_bytes: int = parse_bytes(default_of(CalibrateRequest, "size"))
+    time_s: int = default_of(CalibrateRequest, "time")
+    threads: tuple[int, ...] = numbers(default_of(CalibrateRequest, "threads"), int)
+    block_bytes: int = parse_bytes(default_of(CalibrateRequest, "block_size"))
     modes: tuple[str, ...] = CALIBRATION_MODES
 
     def validate(self) -> None:
-        """Bounds checked before anything runs (no sysbench thread or test file yet)."""
+        """Bounds checked before anything runs (no sysbench thread or test file yet), named as
+        the request names each field (`time 0: must be at least 1`; the CLI says `--time`)."""
         check_name(self.name)
-        if not 1 <= self.time_s <= MAX_TIME_S:
-            raise InvalidInput(f"--time {show_value(self.time_s)}: must be between 1 and "
-                               f"{MAX_TIME_S:,} seconds per run")
-        if not self.threads or min(self.threads) < 1:
-            raise InvalidInput("--threads must list thread counts >= 1, like 1,4,16")
-        if max(self.threads) > MAX_THREADS:
-            raise InvalidInput(f"--threads {show_value(max(self.threads))}: at most "
-                               f"{MAX_THREADS:,} threads (more only queue in the kernel)")
+        check_value("time", self.time_s, opt_of(CalibrateRequest, "time"))
+        if not self.threads:
+            raise FieldError("threads", "", "empty")
+        for threads in self.threads:
+            check_value("threads", threads, THREAD)
         if len(self.threads) > MAX_THREAD_STEPS:
-            raise InvalidInput(f"--threads lists {len(self.threads):,} counts: at most "
-                               f"{MAX_THREAD_STEPS}")
+            raise FieldError("threads", ",".join(map(str, self.threads)),
+                             f"lists {len(self.threads):,} counts: at most {MAX_THREAD_STEPS}")
         if self.block_bytes < 512 or self.block_bytes % 512:
-            raise InvalidInput(
-                f"--block-size {self.block_bytes} must be a multiple of 512 bytes (direct I/O)"
-            )
+            raise FieldError("block_size", self.block_bytes,
+                             "must be a multiple of 512 bytes (direct I/O)")
         if self.size_bytes < FILE_NUM * self.block_bytes:
-            raise InvalidInput(
-                f"--size must be at least {FILE_NUM} x --block-size "
-                f"({FILE_NUM * self.block_bytes // KIB} KiB): sysbench uses {FILE_NUM} files"
-            )
+            raise FieldError("size", self.size_bytes,
+                             f"must be at least {FILE_NUM} x block_size "
+                             f"({FILE_NUM * self.block_bytes // KIB} KiB): sysbench uses "
+                             f"{FILE_NUM} files")
         unknown = [m for m in self.modes if m not in CALIBRATION_MODES]
         if unknown:
             raise InvalidInput(

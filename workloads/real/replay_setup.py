@@ -6,29 +6,42 @@ from pathlib import Path
 from typing import Any, Literal
 
 from advisor.errors import InvalidInput
+from advisor.options import FieldError, Opt, check_value
 from workloads.real.db import Database
 from workloads.real.db_sqlalchemy import SqlAlchemyDatabase
+from workloads.real.requests import (
+    MAX_RATE_TPS,
+    MAX_REPLAY_THREADS,
+    ReplayRequest,
+    default_of,
+    numbers,
+    opt_of,
+)
 
 Phase = Literal["prepare", "warmup", "measure", "done", "failed"]
-MAX_THREADS = 1024  # client threads (one connection each)
+MAX_THREADS = MAX_REPLAY_THREADS
 MAX_STEPS = 64
-MAX_RATE_TPS = 1_000_000
-MAX_STEP_S = 86_400
 MAX_REPLAY_S = 7 * 86_400
-MAX_ROWS = 100_000_000  # ten times sysbench's largest common table
 SQLITE_NOTE = "embedded SQLite: master and replica are the same file"
+
+
+_THREADS = Opt(help="client threads of a step", ge=1, le=MAX_THREADS)
+_RATE = Opt(help="transactions/s of a step", gt=0, le=MAX_RATE_TPS)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReplayConfig:
-    reads_per_write: float = 3.25
-    ramp: tuple[int, ...] = (1, 2, 4, 8)
+    """What a replay runs; its defaults and per-field bounds are `advisor replay`'s declared
+    options (`workloads.real.requests.ReplayRequest`), so a core caller gets the same checks."""
+
+    reads_per_write: float = default_of(ReplayRequest, "reads")
+    ramp: tuple[int, ...] = numbers(default_of(ReplayRequest, "ramp"), int)
     # Open loop when given: one step per rate (a single rate or a single ramp value is repeated).
     rates_tps: tuple[float, ...] = ()
-    duration_s: float = 10.0
-    warmup_s: float = 2.0
-    rows: int = 10_000
-    seed: int = 1
+    duration_s: float = default_of(ReplayRequest, "duration")
+    warmup_s: float = default_of(ReplayRequest, "warmup")
+    rows: int = default_of(ReplayRequest, "rows")
+    seed: int = default_of(ReplayRequest, "seed")
     # Reads that fetch `range_rows` consecutive rows instead of one.
     range_fraction: float = 0.1
     range_rows: int = 10
@@ -37,40 +50,41 @@ class ReplayConfig:
     catchup_timeout_s: float = 60.0
 
     def validate(self) -> None:
-        # Bounds keep a replay's work finite and known before it starts: a real database
-        # replayed for at most a day a step and MAX_REPLAY_S in all, at rates and thread counts
-        # a client machine can drive.
+        """Domain wording, named as the request names each field (`duration 0: must be
+        positive`); the CLI says `--duration`. Bounds keep a replay's work finite and known
+        before it starts: a real database replayed for at most a day a step and MAX_REPLAY_S in
+        all, at rates and thread counts a client machine can drive."""
+        for name, value in (("reads", self.reads_per_write), ("duration", self.duration_s),
+                            ("warmup", self.warmup_s), ("rows", self.rows), ("seed", self.seed)):
+            check_value(name, value, opt_of(ReplayRequest, name))
+        if not self.ramp:
+            raise FieldError("ramp", "", "empty")
+        for threads in self.ramp:
+            check_value("ramp", threads, _THREADS)
+        for rate in self.rates_tps:
+            check_value("rate", rate, _RATE)
         steps = max(len(self.ramp), len(self.rates_tps))
-        checks = (
-            (0 <= self.reads_per_write <= 10_000,
-             f"--reads {self.reads_per_write:g} must be between 0 and 10,000"),
-            (bool(self.ramp) and min(self.ramp) >= 1 and max(self.ramp) <= MAX_THREADS,
-             f"--ramp must list thread counts from 1 to {MAX_THREADS:,}, like 1,2,4,8"),
-            (steps <= MAX_STEPS, f"--ramp/--rate: at most {MAX_STEPS} steps"),
-            (all(0 < r <= MAX_RATE_TPS for r in self.rates_tps),
-             f"--rate values must be above 0 and at most {MAX_RATE_TPS:,} transactions/s"),
-            (0 < self.duration_s <= MAX_STEP_S,
-             f"--duration {self.duration_s:g} must be above 0 and at most {MAX_STEP_S:,} s"),
-            (0 <= self.warmup_s <= MAX_STEP_S,
-             f"--warmup {self.warmup_s:g} must be between 0 and {MAX_STEP_S:,} s"),
-            (steps * (self.duration_s + self.warmup_s) <= MAX_REPLAY_S,
-             f"this replay would run {steps * (self.duration_s + self.warmup_s):,.0f} s, over "
-             f"the limit of {MAX_REPLAY_S:,} s (7 days): shorten --duration or use fewer steps"),
-            (1 <= self.rows <= MAX_ROWS, f"--rows {self.rows} must be from 1 to {MAX_ROWS:,}"),
-            (0 <= self.seed < 2**63, f"--seed {self.seed} must be from 0 to 2**63 - 1"),
-            (0 <= self.range_fraction <= 1, "range_fraction must be within 0..1"),
-            (self.range_rows >= 1, "range_rows must be >= 1"),
-        )
-        for ok, message in checks:
-            if not ok:
-                raise InvalidInput(message)
+        if steps > MAX_STEPS:
+            longer = ("ramp", self.ramp) if len(self.ramp) >= len(self.rates_tps) else \
+                ("rate", self.rates_tps)
+            raise FieldError(longer[0], ",".join(f"{v:g}" for v in longer[1]),
+                             f"{steps} steps: at most {MAX_STEPS}")
+        total = steps * (self.duration_s + self.warmup_s)
+        if total > MAX_REPLAY_S:
+            raise FieldError("duration", self.duration_s, f"this replay would run {total:,.0f} s, "
+                             f"over the limit of {MAX_REPLAY_S:,} s (7 days): shorten it or use "
+                             "fewer steps")
+        if not 0 <= self.range_fraction <= 1:
+            raise InvalidInput("range_fraction must be within 0..1")
+        if self.range_rows < 1:
+            raise InvalidInput("range_rows must be >= 1")
         if self.rates_tps and len(self.ramp) > 1 and len(self.rates_tps) > 1 and len(
             self.ramp
         ) != len(self.rates_tps):
-            raise InvalidInput(
-                f"--ramp has {len(self.ramp)} values and --rate {len(self.rates_tps)}: "
-                "give one of them a single value, or both the same number of values"
-            )
+            raise FieldError(
+                "ramp", ",".join(map(str, self.ramp)),
+                f"{len(self.ramp)} values and rate {len(self.rates_tps)}: give one of them a "
+                "single value, or both the same number of values")
 
     def steps(self) -> list[tuple[int, float | None]]:
         """(threads, offered rate or None) per step."""
