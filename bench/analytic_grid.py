@@ -232,7 +232,11 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "every I/O over the members at random: RAID 0 near the knee came out 13-55 % "
               "low.) No constant is fitted to this grid.",
               "",
-              "Known limits: the group size counts a flush's service only, not its wait at a "
+              "Known limits: RAID 0 at 85 % still misses on a few cells, both ways (+21-24 % "
+              "without a replica on the larger instances, -13 to -18 % with one on c5.large). "
+              "Instance-store (NVMe) loads came out high in this run (+11 to +59 %), after a "
+              "concurrent change of the device latency models; not yet looked into. "
+              "The group size counts a flush's service only, not its wait at a "
               "limit; sysbench-oltp-wo on io1 at 85 % came out low (-32 % in the previous run), "
               "its cause not yet measured. Below congestion, "
               "a long transaction's I/Os each add more work to the queue than drains between "
