@@ -268,8 +268,9 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
     thread_counts = threads_levels or []
     if threads_levels:
         levels_tps = []
+        solved: dict[float, MysqlSimResult] = {}  # one analytic level per rate, for every count
         for n in threads_levels:
-            tps, per_server = thread_split(dep, catalog, params, n, measured)
+            tps, per_server = thread_split(dep, catalog, params, n, measured, solved=solved)
             levels_tps.append(tps)
             split.append(per_server)
     else:
@@ -340,13 +341,29 @@ def simulate_mysql(dep: Deployment, catalog: Catalog, params: MysqlParams, *,
         measured_io=measured.measured if measured is not None else None)
 
 
+def _closed_loop_level(dep: Deployment, catalog: Catalog, params: MysqlParams, tps: float,
+                       measured: TxnIo | None,
+                       solved: dict[float, MysqlSimResult] | None) -> MysqlSimResult:
+    """The analytic level at `tps` that the closed-loop search reads (kept in `solved`: every
+    thread count of a ramp searches the same rates from the same start)."""
+    found = solved.get(tps) if solved is not None else None
+    if found is None:
+        found = simulate_mysql(dep, catalog, replace(params, tps=tps), tps_levels=[tps],
+                               duration_s=600.0, engine="analytic", measured=measured,
+                               warmup_s=0.0)
+        if solved is not None:
+            solved[tps] = found
+    return found
+
+
 def tps_for_threads(dep: Deployment, catalog: Catalog, params: MysqlParams, threads: int,
-                    measured: TxnIo | None = None) -> float:
+                    measured: TxnIo | None = None, *,
+                    solved: dict[float, MysqlSimResult] | None = None) -> float:
     """Closed loop: the rate at which `threads` clients, each running one transaction after
-    another, keep `threads` transactions in flight (Little: threads = tps x mean latency)."""
+    another, keep `threads` transactions in flight (Little: threads = tps x mean latency).
+    `solved` keeps the levels evaluated, for the next thread count of a ramp."""
     def in_flight(tps: float) -> float:
-        r = simulate_mysql(dep, catalog, replace(params, tps=tps), tps_levels=[tps],
-                           duration_s=600.0, engine="analytic", measured=measured, warmup_s=0.0)
+        r = _closed_loop_level(dep, catalog, params, tps, measured, solved)
         mean = r.levels[0].latency_ms.transaction.mean or 0.0
         return tps * mean / 1000
 
@@ -377,13 +394,13 @@ def _applying(dep: Deployment, params: MysqlParams, measured: TxnIo | None,
 
 
 def thread_split(dep: Deployment, catalog: Catalog, params: MysqlParams, threads: int,
-                 measured: TxnIo | None = None) -> tuple[float, list[int]]:
+                 measured: TxnIo | None = None, *,
+                 solved: dict[float, MysqlSimResult] | None = None) -> tuple[float, list[int]]:
     """The closed loop's rate (`tps_for_threads`) and how its `threads` spread over the servers:
     each server holds its share of the transactions in flight (its rate x its mean latency, on
     the analytic engine), at least one thread each."""
-    tps = tps_for_threads(dep, catalog, params, threads, measured)
-    r = simulate_mysql(dep, catalog, replace(params, tps=tps), tps_levels=[tps],
-                       duration_s=600.0, engine="analytic", measured=measured, warmup_s=0.0)
+    tps = tps_for_threads(dep, catalog, params, threads, measured, solved=solved)
+    r = _closed_loop_level(dep, catalog, params, tps, measured, solved)
     in_flight = [float(s.offered_tps) * (s.latency_ms.transaction.mean or 0.0) / 1000
                  for s in r.levels[0].servers]
     total = sum(in_flight)
