@@ -64,7 +64,8 @@ class Bottleneck:
 def bottleneck_text(items: Sequence[Bottleneck]) -> str:
     """The one wording of bottlenecks: `master: LIMIT 14 % busy at headroom load; replica: ...`;
     busy is of the sustained baseline, and burst credits carrying a limit above it are named
-    apart (no `;` inside one server's words: reports split on it)."""
+    apart (no `;` inside one server's words: reports split on it). A simulated level's binding
+    limit is worded by `advisor.sim.bottleneck.binding_text`."""
     parts = []
     for b in items:
         u = b.utilisation_sustained if b.utilisation_sustained is not None else b.utilisation

@@ -1,7 +1,7 @@
 """The limit that binds a run, in one wording for both engines.
 
 Each engine finds the facts its own way (the event simulation from what the limiters served,
-the analytic engine from its last phase) and returns them as a `Binding`; `bottleneck_text`
+the analytic engine from its last phase) and returns them as a `Binding`; `binding_text`
 words them and `detail` makes the result's `bottleneck_detail`.
 """
 
@@ -38,8 +38,9 @@ class Binding:
     busiest: str | None = None  # latency-bound: the busiest limit, if any
 
 
-def bottleneck_text(b: Binding) -> str:
-    """The binding limit in words a user understands."""
+def binding_text(b: Binding) -> str:
+    """A run's (a level's) binding limit in words a user understands. Not a deployment's
+    bottlenecks at its headroom load: `recommend.result.bottleneck_text` words those."""
     each = f" each x{b.members}" if b.members > 1 else ""
     busy = min(b.utilisation, 1.0)
     if b.kind == "seek":
@@ -70,7 +71,12 @@ def detail(b: Binding) -> BottleneckDetail:
         kind="device" if b.kind == "seek" else b.kind, utilisation=round(b.utilisation, 4),
         exhausted_at_s=None if b.exhausted_at_s is None or b.kind != "burst_exhausted"
         else round(b.exhausted_at_s, 1),
-        text=bottleneck_text(b))
+        text=binding_text(b))
+
+
+# Transitional: advisor/sim/analytic/engine.py (owned by another change in flight) still imports
+# the old name; switch its import to `binding_text` and delete this line.
+bottleneck_text = binding_text
 
 
 def unit_of(plan: SimPlan, l: int) -> str:

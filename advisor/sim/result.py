@@ -10,7 +10,7 @@ from advisor.sim.bottleneck import (
     BINDING_UTILISATION,
     SEEK,
     Binding,
-    bottleneck_text,
+    binding_text,
     detail,
     members_of,
     unit_of,
@@ -149,7 +149,7 @@ def des_level(plan: SimPlan, raw: RawLevel, *, load: Load, queue_depth: int | No
             write=LatencySummary.of(raw.io_latency["write"].summary_ms())),
         histogram=tuple(HistogramBin(**b) for b in lat["all"].histogram()),
         act=ActReads(reads=ActRow(**lat["read"].act_row())),
-        utilisation=utilisation(plan, raw), bottleneck=bottleneck_text(bound),
+        utilisation=utilisation(plan, raw), bottleneck=binding_text(bound),
         bottleneck_detail=detail(bound), engine="des",
         # Measured by the kernel (time-average over the window), so that Little's law
         # L = lambda x W is something the tests check rather than how L is computed.

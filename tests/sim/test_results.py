@@ -11,7 +11,7 @@ from advisor.catalog.load import builtin_catalog
 from advisor.errors import InvalidInput
 from advisor.layout import resolve
 from advisor.serial import SCHEMA_VERSION, to_json
-from advisor.sim.bottleneck import Binding, bottleneck_text
+from advisor.sim.bottleneck import Binding, binding_text
 from advisor.sim.results import PatternResult, Ramp
 from advisor.sim.run import simulate_pattern
 from advisor.sim.source import IoPattern
@@ -110,7 +110,7 @@ DEVICE = "ebs-gp2"
      "disk seek time: each hdd-instance-store disk serves one I/O at a time and is 98% busy"),
 ])
 def test_one_wording_for_every_kind_of_bottleneck(binding: Binding, text: str) -> None:
-    assert bottleneck_text(binding) == text
+    assert binding_text(binding) == text
 
 
 @pytest.mark.parametrize("engine", ["des", "analytic"])
