@@ -231,7 +231,6 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
                                rec.device_rating.device))
         verified, knee_engine, des_method = [], None, ""
         act_slices = list(rec.act.slices) if rec.act else []
-    from advisor.serial import to_json
 
     return {
         "kind": "size", "title": f"Sizing report — {title}",
@@ -241,10 +240,10 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
         "costs": _costs(rec), "verified": verified, "des_method": des_method,
         "bottlenecks": [b.strip() for b in rec.bottleneck.split(";") if b.strip()],
         "alternatives": [_deployment_row(a) for a in result.alternatives],
-        "rejected": [to_json(r) for r in result.rejected],
+        "rejected": result.rejected,
         "rejected_total": result.rejected_total,
         "curves": chart, "curve_error": curve_error, "burst": burst,
-        "durability": to_json(rec.durability), "search": to_json(result.search),
+        "durability": rec.durability, "search": result.search,
         "command": size_command(result.request, _measured(result)),
         "command_note": measured_note(_measured(result)), "seed": result.seed,
         "act_slices": act_slices, "assumptions": _assumptions(result),
