@@ -33,7 +33,7 @@ from advisor.sim.analytic.mix import Mix, device_key, mix_cost
 from advisor.sim.analytic.phases import load_at
 from advisor.sim.analytic.waits import DEVICE_OPS
 from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
-from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets
+from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets, steady
 from advisor.sim.stats import LatencyStats
 from recommend.candidates import Demand, candidate_specs
 from recommend.request import MysqlSizeRequest
@@ -439,25 +439,32 @@ def des_method(req: MysqlSizeRequest) -> str:
             "the interval's upper end meets the SLO")
 
 
+def des_seconds(server: MysqlServer) -> float:
+    """Measured seconds of each of the server's event-simulation replications."""
+    return min(DES_MAX_SECONDS, max(DES_MIN_SECONDS, DES_MIN_REQUESTS / max(server.rate_tps, 1e-9)))
+
+
 def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int, tps: float,
-              measured: TxnIo | None, label: str) -> DesLoad:
-    """The server in the event simulation at `tps` (once per candidate, replica count and load)."""
+              measured: TxnIo | None, label: str, *, plan: SimPlan | None = None,
+              runs: int | None = None) -> DesLoad:
+    """The server in the event simulation at `tps` (once per candidate, replica count and load).
+    `plan`: another plan of the same server (its plan without slow episodes), run for exactly
+    `runs` replications (the seeds of the check it is compared with) and not kept."""
     from advisor.sim.des import run_des
 
     key = (replicas, tps)
-    if key in c._des:
+    if plan is None and key in c._des:
         return replace(c._des[key], load=label)
     server = server_for(req, c.layout, c.role, replicas, tps, measured)
-    rate = max(server.rate_tps, 1e-9)
-    measured_s = min(DES_MAX_SECONDS, max(DES_MIN_SECONDS, DES_MIN_REQUESTS / rate))
+    measured_s = des_seconds(server)
     pooled = LatencyStats()
     p99s: list[float] = []
     lag = 0.0
     ci = (0.0, 0.0)
-    for k in range(DES_REPLICATIONS):
+    for k in range(runs or DES_REPLICATIONS):
         # The same event simulation as `advisor simulate --workload mysql`: page flushing
         # follows the transactions run, and writes are held past InnoDB's sync-flush point.
-        raw = run_des(c.plan(catalog), server, duration_s=DES_WARMUP_S + measured_s,
+        raw = run_des(plan or c.plan(catalog), server, duration_s=DES_WARMUP_S + measured_s,
                       seed=req.seed + k, warmup_s=DES_WARMUP_S, couple_background=True,
                       throttle_lag_s=flush_throttle_lag_s(server, c.layout))
         stats = raw.request_latency["all"]
@@ -467,13 +474,14 @@ def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: i
         lag = max(lag, raw.background_lag_s)
         ci = _interval(pooled, p99s)
         # Sequential: stop once the interval lies wholly on one side of the SLO.
-        if len(p99s) >= 2 and (ci[0] > req.p99_ms or ci[1] <= req.p99_ms):
+        if runs is None and len(p99s) >= 2 and (ci[0] > req.p99_ms or ci[1] <= req.p99_ms):
             break
     p99 = pooled.quantile_s(99) * 1000 if pooled.n else 0.0
     check = DesLoad(load=label, tps=round(tps, 2), p99_ms=round(p99, 3), p99_ci95_ms=ci,
                     requests=pooled.n, replications=k + 1, background_lag_s=round(lag, 3),
                     passed=ci[1] <= req.p99_ms and lag <= BACKGROUND_LAG_LIMIT_S)
-    c._des[key] = check
+    if plan is None:
+        c._des[key] = check
     return check
 
 
@@ -523,6 +531,22 @@ def des_check(c: Candidate, req: MysqlSizeRequest,
                     passed=all(x.passed for x in loads) and len(loads) == 2,
                     p99_ci95_ms_at_headroom=head.p99_ci95_ms, method=des_method(req),
                     loads=loads + ((knee,) if knee is not None else ()))
+
+
+def des_steady(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
+               measured: TxnIo | None) -> DesLoad | None:
+    """The candidate's headroom check re-run without its volumes' slow episodes (every volume at
+    its usual speed all the time), with the same seeds and replications as the check it has; the
+    check itself when its device model has no slow episodes; None when it was not checked."""
+    loads: tuple[DesLoad, ...] = c.details.get("des_loads", ())
+    head = next((x for x in loads if x.load == "headroom"), None)
+    if head is None:
+        return None
+    plan = c.plan(catalog)
+    if not plan.variable:
+        return head
+    return _des_load(c, catalog, req, replicas, req.target_tps, measured, "headroom",
+                     plan=steady(plan), runs=head.replications)
 
 
 def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,

@@ -142,6 +142,38 @@ class DesCheck:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SteadyCheck:
+    """One server's event-simulation p99 at the headroom load with its volumes' slow episodes
+    (the default, the verified check) and without them (same seeds and replications)."""
+
+    role: str
+    p99_ms: float  # with slow episodes
+    p99_ci95_ms: tuple[float, float]
+    p99_ms_steady: float  # without
+    p99_ci95_ms_steady: tuple[float, float]
+    replications: int
+    seconds: float  # measured seconds of each replication
+    variable: bool  # whether its device model has slow episodes at all (False: one run serves)
+    # the chance, from the profile, that a slow episode of one of its volumes falls within its
+    # replications at all: 1 - (1 - share) ^ (volumes x replications x (1 + seconds / episode))
+    episode_chance: float
+    passed_steady: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Variability:
+    """How much of the recommendation's tail the volumes' slow episodes cost: its slowest
+    server's p99 at the headroom load with them (the default) and without."""
+
+    tps: float  # the headroom load, the deployment's total transactions/s
+    p99_ms: float  # slowest server, with slow episodes
+    p99_ms_steady: float  # slowest server, without
+    cost_ms: float  # p99_ms - p99_ms_steady
+    servers: tuple[SteadyCheck, ...]
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MysqlCost:
     master: CostSummary
     replica_each: CostSummary | None
@@ -167,6 +199,8 @@ class MysqlDeployment:
     max_tps_at_slo: int
     knee_engine: str
     headroom_pct: float
+    # the recommendation's tail with and without slow episodes (results saved before: absent)
+    variability: Variability | None = field(default=None, metadata=OMIT_NONE)
 
     def verified_p99(self, load: str) -> tuple[str, DesLoad] | None:
         """The slowest server's event-simulation check at `load` (target, headroom or knee)

@@ -250,6 +250,11 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
                       f"{rec.headroom_pct:,.0f} %)" + (", the event simulation's knee"
                                                       if rec.knee_engine != "analytic" else ""))
         table.add_row("verified (DES)", verified_text(rec))
+        if rec.variability is not None:
+            v = rec.variability
+            table.add_row("variability", f"p99 at headroom {v.p99_ms:,.2f} ms with slow "
+                          f"episodes (default), {v.p99_ms_steady:,.2f} ms without: "
+                          f"{v.cost_ms:+,.2f} ms")
     elif rec.act is not None:
         table.add_row("ACT", rec.act.text)
     table.add_row("bottleneck", rec.bottleneck)
@@ -263,6 +268,8 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
                       f"~{w.transactions:,.2f} transactions (asynchronous replication)"
                       + (f"; p99 ~{w.window_p99_ms:,.2f} ms" if w.window_p99_ms else ""))
     console.print(table)
+    if isinstance(rec, MysqlDeployment) and rec.variability is not None:
+        console.print(f"  · variability: {rec.variability.text}")
     for note in dur.notes:
         console.print(f"  · {note}")
     if isinstance(r, AerospikeSizeResult):

@@ -217,6 +217,11 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
                         else "analytic"),
                   _tile("headroom", fmt_value(rec.headroom_pct, " %")),
                   _tile("usable capacity", fmt_value(rec.capacity_gib, " GiB"))]
+        if rec.variability is not None:
+            facts.append(_tile("p99 without slow episodes",
+                               fmt_value(rec.variability.p99_ms_steady, " ms"),
+                               f"at headroom; with them (default) "
+                               f"{fmt_value(rec.variability.p99_ms, ' ms')}"))
         verified = [(role, _des_rows(v)) for role, v in rec.verified.items()]
         des_method = next((v.method for v in rec.verified.values() if v.method), "")
         knee_engine: str | None = rec.knee_engine
