@@ -74,11 +74,6 @@ def detail(b: Binding) -> BottleneckDetail:
         text=binding_text(b))
 
 
-# Transitional: advisor/sim/analytic/engine.py (owned by another change in flight) still imports
-# the old name; switch its import to `binding_text` and delete this line.
-bottleneck_text = binding_text
-
-
 def unit_of(plan: SimPlan, l: int) -> str:
     return "IOPS" if plan.lim_kind[l] == KIND_IOPS else "MiB/s"
 

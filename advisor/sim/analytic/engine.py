@@ -15,7 +15,7 @@ from advisor.sim.analytic.waits import request_latency
 from advisor.sim.bottleneck import (
     BINDING_UTILISATION,
     Binding,
-    bottleneck_text,
+    binding_text,
     members_of,
     unit_of,
 )
@@ -107,7 +107,7 @@ def mix_level(plan: SimPlan, mix: Mix, *, duration_s: float, load: Load,
                            write=_summary(lat_write) if mix.read_fraction < 1 else empty,
                            transaction=_summary(lat_all)),
         utilisation=_utilisation(plan, mix, phases, duration_s),
-        bottleneck=bottleneck_text(bound), engine="analytic",
+        bottleneck=binding_text(bound), engine="analytic",
         mean_in_flight=round(last.x * (lat_all.mean), 3),
         timeline=_timeline(plan, mix, phases, duration_s),
         phases=tuple(RunPhase(start_s=round(p.start_s, 1), end_s=round(p.end_s, 1),
