@@ -445,16 +445,23 @@ def des_seconds(server: MysqlServer) -> float:
 
 
 def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int, tps: float,
-              measured: TxnIo | None, label: str, *, plan: SimPlan | None = None,
-              runs: int | None = None) -> DesLoad:
-    """The server in the event simulation at `tps` (once per candidate, replica count and load).
-    `plan`: another plan of the same server (its plan without slow episodes), run for exactly
-    `runs` replications (the seeds of the check it is compared with) and not kept."""
+              measured: TxnIo | None, label: str) -> DesLoad:
+    """The server in the event simulation at `tps` (once per candidate, replica count and load)."""
+    key = (replicas, tps)
+    if key in c._des:
+        return replace(c._des[key], load=label)
+    check = _des_run(c, c.plan(catalog), req, replicas, tps, measured, label)
+    c._des[key] = check
+    return check
+
+
+def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, tps: float,
+             measured: TxnIo | None, label: str, runs: int | None = None) -> DesLoad:
+    """The server on `plan` (its own, or that plan without slow episodes) in the event
+    simulation at `tps`: `runs` replications (seeds seed, seed + 1, ...), or 2 to
+    DES_REPLICATIONS stopping once the interval lies wholly on one side of the SLO."""
     from advisor.sim.des import run_des
 
-    key = (replicas, tps)
-    if plan is None and key in c._des:
-        return replace(c._des[key], load=label)
     server = server_for(req, c.layout, c.role, replicas, tps, measured)
     measured_s = des_seconds(server)
     pooled = LatencyStats()
@@ -464,7 +471,7 @@ def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: i
     for k in range(runs or DES_REPLICATIONS):
         # The same event simulation as `advisor simulate --workload mysql`: page flushing
         # follows the transactions run, and writes are held past InnoDB's sync-flush point.
-        raw = run_des(plan or c.plan(catalog), server, duration_s=DES_WARMUP_S + measured_s,
+        raw = run_des(plan, server, duration_s=DES_WARMUP_S + measured_s,
                       seed=req.seed + k, warmup_s=DES_WARMUP_S, couple_background=True,
                       throttle_lag_s=flush_throttle_lag_s(server, c.layout))
         stats = raw.request_latency["all"]
@@ -477,12 +484,9 @@ def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: i
         if runs is None and len(p99s) >= 2 and (ci[0] > req.p99_ms or ci[1] <= req.p99_ms):
             break
     p99 = pooled.quantile_s(99) * 1000 if pooled.n else 0.0
-    check = DesLoad(load=label, tps=round(tps, 2), p99_ms=round(p99, 3), p99_ci95_ms=ci,
+    return DesLoad(load=label, tps=round(tps, 2), p99_ms=round(p99, 3), p99_ci95_ms=ci,
                     requests=pooled.n, replications=k + 1, background_lag_s=round(lag, 3),
                     passed=ci[1] <= req.p99_ms and lag <= BACKGROUND_LAG_LIMIT_S)
-    if plan is None:
-        c._des[key] = check
-    return check
 
 
 def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:
@@ -545,8 +549,8 @@ def des_steady(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: 
     plan = c.plan(catalog)
     if not plan.variable:
         return head
-    return _des_load(c, catalog, req, replicas, req.target_tps, measured, "headroom",
-                     plan=steady(plan), runs=head.replications)
+    return _des_run(c, steady(plan), req, replicas, req.target_tps, measured, "headroom",
+                    runs=head.replications)
 
 
 def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
