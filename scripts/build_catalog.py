@@ -309,6 +309,53 @@ def _plans(entry: dict[str, Any], ri3: dict[str, float], log: list[str]) -> None
         log.append(f"{entry['name']}: no 3yr-reserved price in S33")
 
 
+# S6's rows for types where EBS optimization is optional give 64 IOPS per MB/s on every row
+# (m1.large 62.5 MB/s, 4,000 IOPS; m1.xlarge 125 MB/s, 8,000): one I/O per 15.625 KB.
+S6_IOPS_PER_MBS = 64
+OLD_EBS_NOTES = ("EBS limits assume EBS optimization", "No EBS optimization")
+
+
+def _old_ebs(entry: dict[str, Any]) -> None:
+    """The EBS ceiling of an old type: with optional EBS optimization, S6's figures are what it
+    gives once enabled (the model assumes it is); with none, EBS traffic shares the instance's
+    network link, so its ceiling is taken as the network baseline (S8), IOPS at S6's ratio for
+    the old types: an assumption, tagged unverified."""
+    sources = entry["sources"]
+    notes = [n for n in entry["notes"] if not n.startswith(OLD_EBS_NOTES)
+             and not n.startswith("EBS optimization unsupported (ebs null)")]
+    entry["notes"] = notes
+    ebs, base = entry.get("ebs"), entry.get("network_baseline_gbps")
+    if ebs is not None and ebs["optimization"] == "optional":
+        notes.append(f"EBS limits assume EBS optimization is enabled (optional for this type: "
+                     f"{ebs['baseline_mbps']:g} Mbps / {ebs['baseline_iops']:g} IOPS once on "
+                     f"[{sources.get('ebs', 'S6')}]); without it EBS traffic shares the "
+                     "instance's network link with no dedicated bandwidth.")
+    if not entry["previous_generation"] or (ebs is not None
+                                            and ebs["optimization"] != "unsupported"):
+        return
+    net = sources.get("network_baseline_gbps", "S8")
+    # where the type's lack of EBS optimization is stated (the entry's first `ebs` tag)
+    said = sources.setdefault("ebs.optimization", sources.get("ebs") or net)
+    if base is None:
+        entry["ebs"] = None
+        notes.append("No EBS optimization: EBS traffic shares the network link, whose bandwidth "
+                     "is not published; no EBS ceiling modelled (unsourced).")
+        return
+    mbps = base * 1000
+    mbs = mbps / 8
+    iops = mbs * S6_IOPS_PER_MBS
+    entry["ebs"] = {"optimization": "unsupported", "baseline_mbps": mbps, "max_mbps": mbps,
+                    "baseline_mbs": mbs, "max_mbs": mbs, "baseline_iops": iops,
+                    "max_iops": iops, "burst": False}
+    sources["ebs"] = f"unsourced (assumed from the {net} network baseline and the S6 IOPS ratio)"
+    notes.append(f"No EBS optimization [{said.replace(',', '][')}]: EBS traffic shares the "
+                 "instance's network link; volumes still attach. Assumed ceiling (AWS publishes "
+                 f"none): the network baseline [{net}], {mbps:g} Mbps ({mbs:g} MB/s), all of it "
+                 "available to EBS, and "
+                 f"{iops:,.0f} IOPS at the {S6_IOPS_PER_MBS} IOPS per MB/s of S6's rows for "
+                 "the old types that offer EBS optimization; no burst.")
+
+
 def _complete(entry: dict[str, Any], doc: dict[str, Any], gd: dict[str, Any],
               ri3: dict[str, float], log: list[str]) -> dict[str, Any]:
     """An existing entry keeps every figure; it gains what it lacks (arch, network, plans)."""
@@ -321,6 +368,7 @@ def _complete(entry: dict[str, Any], doc: dict[str, Any], gd: dict[str, Any],
             and entry["sources"].get("nitro", "").startswith("unsourced"):
         entry["sources"]["nitro"] = "S31"
     _network(entry, doc, gd)
+    _old_ebs(entry)
     _plans(entry, ri3, log)
     return _ordered(entry)
 
@@ -363,6 +411,7 @@ def _new(name: str, ebs6: dict[str, Any] | None, doc: dict[str, Any], gd: dict[s
         return None
     entry["store"] = store or None
     _network(entry, doc, gd)
+    _old_ebs(entry)
     _plans(entry, ri3, log)
     return _ordered(entry)
 

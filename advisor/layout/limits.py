@@ -192,7 +192,8 @@ def instance_limits(layout: Layout) -> tuple[RateLimit, ...]:
     if not layout.ebs or inst is None or inst.ebs is None:
         return ()
     e = inst.ebs
-    name = inst.name
+    # without EBS optimization the ceiling is the network link EBS shares (an assumption)
+    name = inst.name if e.optimization != "unsupported" else f"{inst.name} shared-network"
     iops_bucket = bw_bucket = None
     if e.burst and e.max_iops > e.baseline_iops:
         # 30 minutes at the maximum, earned back at the baseline (modelled like gp2 credits;

@@ -160,11 +160,13 @@ def _check_ebs(spec: LayoutSpec, vt: VolumeType, instance: InstanceType,
     if not vt.min_size_gib <= size <= vt.max_size_gib:
         raise InvalidLayout(f"layout {spec}: {vt.name} volume size {format_gib(size)} is outside "
                             f"{format_gib(vt.min_size_gib)}-{format_gib(vt.max_size_gib)}")
-    if instance.ebs is None and vt.model in ("io1", "io2"):
+    # No EBS optimization: no catalog figure, or the assumed shared-link ceiling (old types).
+    unoptimized = instance.ebs is None or instance.ebs.optimization == "unsupported"
+    if unoptimized and vt.model in ("io1", "io2"):
         raise InvalidLayout(f"layout {spec}: {instance.name} does not support EBS optimization, "
                             f"so {vt.name} cannot deliver provisioned IOPS; use an EBS-optimized "
                             "instance")
-    if instance.ebs is None:
+    if unoptimized:
         warnings.append(f"{instance.name} has no EBS optimization: EBS traffic shares the "
                         "instance's network link and no dedicated bandwidth is guaranteed")
     _check_iops(spec, vt, instance, size)

@@ -101,9 +101,17 @@ def test_instance_ebs_limits_match_facts(name: str, limits: tuple) -> None:
 
 
 def test_c1_medium_has_no_ebs_optimization() -> None:
-    """c1.medium: EBS optimization unsupported [S16][S17]; HDD store needing init [S7]."""
+    """c1.medium: EBS optimization unsupported [S16][S17]; HDD store needing init [S7]. Its EBS
+    ceiling is the assumed shared network link (the S8 network baseline), tagged unverified."""
     c1 = CATALOG.instance_types["c1.medium"]
-    assert c1.ebs is None
+    assert c1.ebs is not None
+    assert c1.ebs.optimization == "unsupported"
+    assert c1.sources["ebs.optimization"] == "S16,S17"
+    assert c1.unverified("ebs")
+    assert c1.network_baseline_gbps is not None
+    assert c1.ebs.baseline_mbps == c1.ebs.max_mbps == c1.network_baseline_gbps * 1000
+    assert c1.ebs.baseline_iops == c1.ebs.baseline_mbs * 64  # S6's ratio for the old types
+    assert not c1.ebs.burst
     assert c1.previous_generation is True
     assert c1.store is not None
     assert c1.store.needs_init is True
