@@ -1,6 +1,7 @@
 """A report's "Reproduce" command, run as printed, gives back the same result: every option the
 run used is in it, because the command is generated from the same declarations as the CLI."""
 
+import dataclasses
 import json
 import re
 import shlex
@@ -13,7 +14,7 @@ import pytest
 from advisor.cli.main import main
 from advisor.report.commands import size_command
 from advisor.serial import to_json
-from recommend.request import WORKLOAD, MysqlSizeRequest, size_fields
+from recommend.request import WORKLOAD, AerospikeSizeRequest, MysqlSizeRequest, size_fields
 
 VOLATILE = ("seconds", "advisor_version")
 
@@ -85,16 +86,34 @@ def test_every_size_option_reaches_the_reproduce_command() -> None:
     changed = MysqlSizeRequest(tps=10, reads=1, p99_ms=7, replicas=None, data_gb=5, headroom=1,
                                peak_hours=3, off_peak=0.5, allow_ephemeral=True,
                                max_monthly_usd=99, region="us-east-1", seed=4,
-                               preset="tpcc-like", read_txn="point=2", write_txn="update=3",
+                               pricing="3yr-reserved", preset="tpcc-like", read_txn="point=2",
+                               write_txn="update=3",
                                row_bytes=100, secondary_indexes=3, skew="special",
                                server="mysql-8.4", buffer_pool_gib=3, redo_log_mib=512,
                                flush_log_at_trx_commit=2, sync_binlog=0, io_capacity=1000,
                                io_capacity_max=4000, replica_workers=8, replica_dependency=0.5,
                                log_replica_updates="off", semi_sync=True, network_rtt_ms=1)
     command = size_command(changed)
-    mysql_fields = {d.name for d in size_fields().values()} - {
-        "reads_per_sec", "writes_per_sec", "record_bytes", "replication_factor"}
+    mysql_fields = {f.name for f in dataclasses.fields(MysqlSizeRequest)} & set(size_fields())
+    assert {"tps", "preset", "replica_workers", "peak_hours"} <= mysql_fields
     for name in mysql_fields:
         assert size_fields()[name].flag in command, name
     assert WORKLOAD.flag not in command  # mysql is the default workload
     assert to_json(changed)["replicas"] is None
+
+
+def test_every_aerospike_option_reaches_the_reproduce_command() -> None:
+    """The same for an Aerospike sizing: every option of its own, set off its default."""
+    changed = AerospikeSizeRequest(reads_per_sec=1000, writes_per_sec=500, record_bytes=4096,
+                                   replication_factor=3, storage="ebs", data_in_memory=True,
+                                   allow_n_equals_rf=True, racks=3, ops_per_vcpu=5000,
+                                   migration_hours=2, data_gb=500,
+                                   headroom=1, peak_hours=3, off_peak=0.5, allow_ephemeral=True,
+                                   max_monthly_usd=99, region="us-east-1", seed=4,
+                                   pricing="3yr-reserved")
+    command = size_command(changed)
+    fields = {f.name for f in dataclasses.fields(AerospikeSizeRequest)} & set(size_fields())
+    assert {"record_bytes", "storage", "racks", "migration_hours"} <= fields
+    for name in fields:
+        assert size_fields()[name].flag in command, name
+    assert f"{WORKLOAD.flag} aerospike" in command
