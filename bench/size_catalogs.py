@@ -1,0 +1,108 @@
+"""CPU seconds of `advisor size` in one process on the built-in catalog against the 43-type
+catalog it replaced (issue 14: a larger catalog must not slow `size`).
+
+The old catalog is read from the repository's history (`git show 0f53d49:...`, the last
+commit before the catalog grew) or from `--old-catalog FILE`; its instance types override the
+built-in ones of the same name and the rest are dropped, so both catalogs go through the same
+loader. Each request is sized on both catalogs in turn, alternating, after one warm-up run of
+each, so both see the same host load; the figure is the median process CPU time (user +
+system) of the core call, which moves far less than wall time on a shared host. The answers'
+JSON (without the search's timing) is printed as a digest so two code trees can be compared.
+
+    python bench/size_catalogs.py [--repeats 5] [--old-catalog FILE] [--format json]
+"""
+
+import argparse
+import hashlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from advisor.catalog import builtin_catalog
+from advisor.catalog.load import extend_catalog
+from advisor.catalog.model import Catalog
+from advisor.serial import to_json
+from recommend.request import size_request
+from recommend.run import run_size
+
+OLD_COMMIT = "0f53d49"
+OLD_PATH = "advisor/catalog/data/us-east-1.json"
+REQUESTS: dict[str, dict[str, Any]] = {
+    "--tps 627 --reads 3.25": {"workload": "mysql", "tps": 627, "reads": 3.25},
+    "--data-gb 500 --p99-ms 5": {"workload": "mysql", "data_gb": 500, "p99_ms": 5},
+    "--preset sysbench-oltp-rw --tps 627": {"workload": "mysql", "preset": "sysbench-oltp-rw",
+                                            "tps": 627},
+}
+
+
+def old_catalog(path: str | None) -> Catalog:
+    """The 43-type catalog: its entries over the built-in ones, restricted to its names."""
+    if path:
+        text = Path(path).read_text("utf-8")
+    else:
+        root = Path(__file__).resolve().parent.parent
+        text = subprocess.run(["git", "-C", str(root), "show", f"{OLD_COMMIT}:{OLD_PATH}"],
+                              capture_output=True, text=True, check=True).stdout
+    names = json.loads(text)
+    merged = extend_catalog(builtin_catalog(), f"{OLD_COMMIT} {OLD_PATH}", text)
+    inst = {i["name"] for i in names["instance_types"]}
+    vols = {v["name"] for v in names["volume_types"]}
+    return replace(merged,
+                   instance_types={k: v for k, v in merged.instance_types.items() if k in inst},
+                   volume_types={k: v for k, v in merged.volume_types.items() if k in vols})
+
+
+def answer(result: Any) -> tuple[str, dict[str, Any]]:
+    """(digest of the answer without the search's counts and timing, the search's counts)."""
+    data = json.loads(json.dumps(to_json(result)))
+    search = data.pop("search", {})
+    search.pop("seconds", None)
+    blob = json.dumps(data, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16], search
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--old-catalog", default=None, help="the 43-type catalog JSON")
+    ap.add_argument("--format", choices=("text", "json"), default="text")
+    args = ap.parse_args()
+    if args.repeats < 1:
+        raise SystemExit("--repeats: must be at least 1")
+    catalogs = {"43 types": old_catalog(args.old_catalog), "215 types": builtin_catalog()}
+    rows: list[dict[str, Any]] = []
+    for label, fields in REQUESTS.items():
+        req = size_request(fields)
+        cpu: dict[str, list[float]] = {k: [] for k in catalogs}
+        seen: dict[str, tuple[str, dict[str, Any]]] = {}
+        for k, cat in catalogs.items():  # warm-up: imports, compiled kernel, caches
+            seen[k] = answer(run_size(req, cat))
+        for _ in range(args.repeats):
+            for k, cat in catalogs.items():
+                start = time.process_time()
+                run_size(req, cat)
+                cpu[k].append(time.process_time() - start)
+        for k in catalogs:
+            rows.append({"request": label, "catalog": k, "answer": seen[k][0],
+                         "search": seen[k][1],
+                         "cpu_s_median": round(statistics.median(cpu[k]), 3),
+                         "cpu_s_min": round(min(cpu[k]), 3)})
+    if args.format == "json":
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+        return
+    for r in rows:
+        s = r["search"]
+        print(f"{r['request']:38} {r['catalog']:9} cpu median {r['cpu_s_median']:6.3f} s "
+              f"(min {r['cpu_s_min']:.3f})  answer {r['answer']}  considered "
+              f"{s.get('considered')} pruned {s.get('pruned')} screened {s.get('screened')} "
+              f"verified {s.get('verified')}")
+
+
+if __name__ == "__main__":
+    main()
