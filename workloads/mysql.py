@@ -615,7 +615,9 @@ class MysqlServer:
                 offs = rng.integers(0, pages, size=times.size, dtype=np.int64) * PAGE
             else:
                 base = self.data_bytes + (self.capacity_bytes - self.data_bytes) // 4
-                span = max(size, (self.capacity_bytes - self.data_bytes) // 4)
+                # a flush barrier has size 0: its stream still needs a span, even when the
+                # data fills the device
+                span = max(size, PAGE, (self.capacity_bytes - self.data_bytes) // 4)
                 offs = base + (_stream_start(rng, span)
                                + np.arange(times.size, dtype=np.int64) * size) % span
             parts.append((times, np.full(times.size, op, np.int64),
