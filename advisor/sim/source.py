@@ -116,7 +116,9 @@ class IoPattern:
     # writer).
     buffered: bool = False
     cache_bytes: int = 0
-    dirty: int = 0  # writes since the last fsync (state of the source)
+    # Offsets of the pages written since the last fsync (state of the source, kept across the
+    # DES's chunks of requests; a tuple, so `dataclasses.replace` copies never share it).
+    dirty: tuple[int, ...] = ()
 
     @property
     def hit_ratio(self) -> float:
@@ -182,7 +184,7 @@ class IoPattern:
         ios: list[tuple[int, int, int]] = []  # (op, size, offset)
         first = [0]
         kinds: list[int] = []
-        pending: list[int] = []  # offsets of the dirty pages since the last fsync
+        pending = list(self.dirty)  # offsets of the dirty pages since the last fsync
         for i in range(count):
             off = int(offset[i])
             if op[i] == OP_READ:
@@ -202,14 +204,13 @@ class IoPattern:
                 ios.append((OP_CPU, hit_us, 0))
                 kinds.append(KIND_WRITE)
                 pending.append(off)
-                self.dirty += 1
-                if self.dirty >= self.fsync_every_writes:
+                if len(pending) >= self.fsync_every_writes:
                     first.append(len(ios))
                     ios += self._writeback(pending)
                     kinds.append(KIND_FSYNC)
                     pending.clear()
-                    self.dirty = 0
             first.append(len(ios))
+        self.dirty = tuple(pending)
         n = len(kinds)
         sched = (poisson_times(rng, self.open_rate, n, t0) if self.open_rate
                  else np.full(n, -1.0))

@@ -78,6 +78,19 @@ def test_fsync_writes_every_dirty_page_at_once_then_flushes() -> None:
     assert len(writes) == -(-100 * 16384 // MERGE_BYTES)
 
 
+def test_an_fsync_writes_back_the_pages_dirtied_in_earlier_chunks() -> None:
+    """The DES asks a source for its requests a chunk at a time: an fsync after a chunk boundary
+    writes back every page dirtied since the last fsync, not only this chunk's."""
+    pat = IoPattern(name="t", read_fraction=0.0, random=True, block_bytes=16384, concurrency=1,
+                    span_bytes=2**36, fsync_every_writes=10, buffered=True, cache_bytes=2**30)
+    rng = np.random.default_rng(1)
+    first = pat.requests(rng, 6, 0.0)  # 6 writes into the cache, no fsync yet
+    assert list(first.kind) == [1] * 6
+    second = pat.requests(rng, 4, 0.0)  # 4 more: the 10th write's fsync
+    assert list(second.kind) == [1] * 4 + [2]
+    fsync = second.size[second.first[4]:second.first[5]]
+    assert fsync[:-1].sum() == 10 * 16384  # all ten pages, six of them from the first chunk
+
 def test_sequential_reads_read_ahead() -> None:
     """A buffered sequential read goes to the device one 128 KiB readahead window per eight
     16 KiB reads; the other seven are served from the cache."""
