@@ -8,6 +8,7 @@ functions the model calls (`MysqlParams.redo_mib`, `dedicated_buffer_pool_gib`).
 re-derived another way. `recommend.terraform` turns a plan into Terraform and cloud-init text.
 """
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -149,7 +150,8 @@ def deployment_plan(result: Mapping[str, Any], catalog: Catalog) -> DeploymentPl
         raise InvalidInput(f"the result's request: {exc}") from None
     assert isinstance(req, MysqlSizeRequest)
     master, replicas = rec.get("master"), rec.get("replicas") or []
-    if not isinstance(master, str) or not all(isinstance(r, str) for r in replicas):
+    if (not isinstance(master, str) or not isinstance(replicas, list)
+            or not all(isinstance(r, str) for r in replicas)):
         raise InvalidInput("the result's recommendation has no master/replicas layout specs")
     models = {m.get("role"): m for m in result.get("io_model") or [] if isinstance(m, Mapping)}
     servers = [_server("master", "master", 1, master, req, len(replicas), models, catalog)]
@@ -196,13 +198,14 @@ def _server(name: str, role: str, server_id: int, spec: str, req: MysqlSizeReque
         raise InvalidInput(f"{spec}: a local device is not something Terraform builds")
     p = req.params(replicas=replicas, tps=req.tps)
     model = models.get(role) or {}
-    bp_gib = model.get("buffer_pool_gib") or p.buffer_pool_gib or dedicated_buffer_pool_gib(
-        inst.memory_gib)
-    redo = model.get("redo_log_mib") or p.redo_mib(inst.vcpu)
+    bp_gib = (_model_number(model, "buffer_pool_gib", role) or p.buffer_pool_gib
+              or dedicated_buffer_pool_gib(inst.memory_gib))
+    redo = _model_number(model, "redo_log_mib", role) or p.redo_mib(inst.vcpu)
     cnf = MyCnf(server=req.server, role=role, server_id=server_id,
-                buffer_pool_mib=round(float(bp_gib) * 1024), redo_log_mib=round(float(redo)),
+                buffer_pool_mib=round(bp_gib * 1024), redo_log_mib=round(redo),
                 io_capacity=p.io_capacity,
-                io_capacity_max=int(model.get("io_capacity_max") or p.flush_capacity_max),
+                io_capacity_max=int(_model_number(model, "io_capacity_max", role)
+                                    or p.flush_capacity_max),
                 flush_log_at_trx_commit=p.flush_log_at_trx_commit, sync_binlog=p.sync_binlog,
                 replica_workers=p.workers, replica_binlog=p.replica_binlog,
                 semi_sync=p.semi_sync, change_buffer=p.kind.change_buffer,
@@ -220,3 +223,16 @@ def mycnf_text(plan: DeploymentPlan, role: str = "master") -> str:
     if server is None:
         raise InvalidInput(f"the deployment has no {role}")
     return server.mycnf.text(header=f"{plan.header}\n{server.name}: {server.layout}")
+
+
+def _model_number(model: Mapping[str, Any], key: str, role: str) -> float | None:
+    """A figure of the result's io_model (a user's file): a finite number >= 0, or None when
+    it is absent (0 and null mean 'not stated': the model's own rule applies)."""
+    value = model.get(key)
+    if value is None:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not math.isfinite(value) or not 0 <= value <= 1e9):
+        raise InvalidInput(f"the result's {role} io_model {key} {str(value)[:40]!r}: must be a "
+                           "number from 0 to 1e9")
+    return float(value)

@@ -237,3 +237,24 @@ def test_an_instance_store_that_is_not_nvme_is_refused(catalog: Catalog) -> None
                        "stores only"):
         deployment_plan(result("m1.large:raid0:2xstore", ["m1.large:raid0:2xstore"],
                                allow_ephemeral=True), catalog)
+
+
+@pytest.mark.parametrize("broken", [
+    {"replicas": 2}, {"replicas": "abc"}, {"master": ["c5.large:gp3:100GiB"]},
+])
+def test_a_recommendation_of_the_wrong_shape_is_refused_in_one_line(
+        catalog: Catalog, broken: dict[str, Any]) -> None:
+    """The result is the user's file: replicas that are not a list of specs (a number; a string,
+    which would be read as one replica per letter) are refused, not a traceback."""
+    data = result("c5.large:raid0:2xgp3:60GiB", [])
+    data["recommendation"].update(broken)
+    with pytest.raises(InvalidInput, match="no master/replicas layout specs"):
+        deployment_plan(data, catalog)
+
+
+@pytest.mark.parametrize("value", ["big", {"x": 1}, float("nan"), -1, True])
+def test_an_io_model_figure_that_is_not_a_number_is_refused_naming_it(
+        catalog: Catalog, value: Any) -> None:
+    model = [{"role": "master", "buffer_pool_gib": value}]
+    with pytest.raises(InvalidInput, match="master io_model buffer_pool_gib"):
+        deployment_plan(result("c5.large:raid0:2xgp3:60GiB", [], io_model=model), catalog)
