@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import InvalidInput
-from advisor.userfiles import read_text
+from advisor.userfiles import read_bytes, read_text, write_bytes
 from recommend.fleet import (
     CURRENT_DEPLOYMENT,
     CURRENT_MONTHLY_USD,
@@ -164,12 +164,21 @@ def done_rows(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     if path.suffix.lower() == ".parquet":
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        return list(pq.read_table(path).to_pylist())
-    text = read_text(path, what="results file", limit_bytes=MAX_FLEET_BYTES)
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if rows and set(rows[0]) != set(OUT_COLUMNS):
+        data = read_bytes(path, what="results file", limit_bytes=MAX_FLEET_BYTES)
+        try:
+            table = pq.read_table(pa.BufferReader(data))
+        except (OSError, pa.ArrowException) as exc:
+            why = " ".join(str(exc).split())[:160]
+            raise InvalidInput(f"{path}: not a readable Parquet file ({why})") from None
+        columns, rows = table.schema.names, list(table.to_pylist())
+    else:
+        text = read_text(path, what="results file", limit_bytes=MAX_FLEET_BYTES)
+        reader = csv.DictReader(io.StringIO(text))
+        columns, rows = list(reader.fieldnames or []), list(reader)
+    if (columns or rows) and set(columns) != set(OUT_COLUMNS):
         raise InvalidInput(f"{path}: not a fleet results file (its columns differ); --resume "
                            "continues a file `advisor fleet --out` wrote")
     return rows
@@ -214,9 +223,9 @@ class ResultsFile:
                                                       "savings_monthly_usd") else pa.string())
                             for c in OUT_COLUMNS])
         table = pa.Table.from_pylist([_typed(r) for r in self.rows], schema=schema)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        pq.write_table(table, tmp)
-        os.replace(tmp, self.path)
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        write_bytes(self.path, buffer.getvalue(), what="results file")
 
 
 def _typed(row: dict[str, Any]) -> dict[str, Any]:

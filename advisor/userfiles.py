@@ -114,6 +114,16 @@ def load_catalog(user_files: Iterable[str | Path] = (), *, use_env: bool = True)
 
 
 def write_text(path: str | Path, text: str, *, what: str = "file") -> None:
+    """`write_bytes` of the text in UTF-8."""
+    write_bytes(path, text.encode("utf-8"), what=what)
+
+
+def read_bytes(path: str | Path, *, what: str, limit_bytes: int = MAX_READ_BYTES) -> bytes:
+    """A user's binary file (a Parquet table, say), read with the same checks as `read_text`."""
+    return _read_bytes(Path(path), what=what, limit_bytes=limit_bytes)
+
+
+def write_bytes(path: str | Path, data: bytes, *, what: str = "file") -> None:
     """The one writer of results, reports and profiles: to a regular file or a new path only,
     atomically (a temporary file in the same directory, fsync, rename, fsync of the directory),
     so a crash leaves the old file or the new one, never half of one.
@@ -122,7 +132,6 @@ def write_text(path: str | Path, text: str, *, what: str = "file") -> None:
     would replace it (as root, /dev/null) and writing through it would reach something else.
     An existing file keeps its permission bits; a new one gets 0666 less the umask."""
     target = Path(path)
-    data = text.encode("utf-8")
     try:
         mode = _writable(target, what)
         tmp = _write_temporary(target, data, mode)

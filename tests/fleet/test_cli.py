@@ -108,6 +108,32 @@ def test_parquet_in_and_out(capsys: pytest.CaptureFixture[str], tmp_path: Path,
     assert (row["id"], row["status"], row["current_monthly_usd"]) == ("as-2", "ok", 90.0)
 
 
+@pytest.mark.parametrize(("content", "problem"), [
+    (b"PAR1 not really parquet", "not a readable Parquet file"),
+    (None, "not a fleet results file (its columns differ)"),
+])
+def test_resume_from_a_parquet_that_is_not_a_results_file_exits_2(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, runs_url: str,
+        content: bytes | None, problem: str) -> None:
+    """--resume reads the --out Parquet with the checks an input file gets: a corrupt file or
+    one with other columns is one line, exit 2, and the file is left as it was."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    fleet = _write_csv(tmp_path / "fleet.csv", [CHEAP[1]])
+    out = tmp_path / "out.parquet"
+    if content is None:
+        pq.write_table(pa.Table.from_pylist([{"colour": "red"}]), out)
+    else:
+        out.write_bytes(content)
+    before = out.read_bytes()
+    code, stdout, err = run(capsys, "fleet", str(fleet), "--out", str(out), "--resume",
+                            "--no-save")
+    assert (code, stdout) == (2, "")
+    assert problem in err
+    assert err.count("\n") == 1
+    assert out.read_bytes() == before
+
 @pytest.mark.parametrize(("rows", "line"), [
     ([CHEAP[0], {"id": "x", "colour": "red"}], "{path}: unknown column 'colour' in the header"),
     ([CHEAP[0], {"workload": "aerospike"}], "row 2: no id"),
