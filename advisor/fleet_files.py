@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.errors import InvalidInput
-from advisor.userfiles import read_bytes, read_text, write_bytes
+from advisor.userfiles import open_stream, read_bytes, read_text, write_bytes
 from recommend.fleet import (
     CURRENT_DEPLOYMENT,
     CURRENT_MONTHLY_USD,
@@ -199,7 +199,7 @@ class ResultsFile:
         self.rows: list[dict[str, Any]] = [_out_row(r) for r in keep]
         self._file: Any = None
         if not self.parquet:  # the kept rows first, then each new row as it finishes
-            self._file = path.open("w", newline="", encoding="utf-8")
+            self._file = open_stream(path, what="results file")
             self._csv = csv.DictWriter(self._file, fieldnames=OUT_COLUMNS)
             self._csv.writeheader()
             self._csv.writerows(self.rows)

@@ -6,9 +6,9 @@ them, and writes results, reports and profiles (atomically). The one JSON reader
 
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from advisor.catalog.load import builtin_catalog, extend_catalog
 from advisor.catalog.model import Catalog
@@ -218,3 +218,49 @@ def write_json(path: str | Path, data: object, *, what: str = "result") -> None:
     import json
 
     write_text(path, json.dumps(data, indent=2) + "\n", what=what)
+
+
+def write_directory(path: str | Path, files: Mapping[str, str], *, executable: Iterable[str] = (),
+                    what: str = "directory") -> None:
+    """All `files` (name -> text) in the directory `path`, or none: they are written (each
+    atomically) to a new directory beside it, which then becomes `path` by one rename (a new or
+    empty `path`), or whose files replace theirs one by one (an existing `path` the caller
+    agreed to overwrite). Names in `executable` get mode 0755."""
+    import secrets
+    import shutil
+
+    target = Path(path)
+    tmp = target.parent / f".{target.name[:200]}.{secrets.token_hex(6)}.tmp"
+    run = set(executable)
+    try:
+        os.mkdir(tmp, 0o755)
+        for name, text in files.items():
+            write_text(tmp / name, text, what=name)
+            if name in run:
+                os.chmod(tmp / name, 0o755)
+        if target.is_dir() and not any(target.iterdir()):
+            os.rmdir(target)
+        if not target.exists():
+            os.rename(tmp, target)
+            return
+        for name in files:
+            os.replace(tmp / name, target / name)
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot write the {what} ({exc.strerror})") from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def open_stream(path: str | Path, *, what: str) -> IO[str]:
+    """A text file to write row by row (results streamed as they finish, which a crash may
+    leave part-written by design), opened only over a regular file or at a new path, as
+    `write_text` would replace."""
+    target = Path(path)
+    _writable(target, what)
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o666)
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot write the {what} ({exc.strerror})") from None
+    return os.fdopen(fd, "w", newline="", encoding="utf-8")

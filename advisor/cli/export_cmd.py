@@ -2,9 +2,6 @@
 cloud-init script per server and the my.cnf the model assumed. `size --terraform DIR` and
 `size --mycnf FILE` write the same files from the result they just made."""
 
-import os
-import secrets
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
@@ -99,29 +96,10 @@ def write_deployment(data: Mapping[str, Any], catalog: Any, *, terraform_dir: Pa
 
 
 def write_terraform_dir(path: Path, files: Mapping[str, str], *, force: bool) -> None:
-    """All `files` in `path`, or none: they are written (each atomically) to a new directory
-    beside it, which then becomes `path` by one rename (a new or empty `path`), or whose files
-    replace theirs one by one (--force)."""
-    from advisor.userfiles import write_text
+    """All `files` in `path`, or none (`userfiles.write_directory`); the boot scripts
+    executable."""
+    from advisor.userfiles import write_directory
 
     check_terraform_dir(path, force=force)
-    tmp = path.parent / f".{path.name[:200]}.{secrets.token_hex(6)}.tmp"
-    try:
-        os.mkdir(tmp, 0o755)
-        for name, text in files.items():
-            write_text(tmp / name, text, what=name)
-            if name.endswith(".sh"):
-                os.chmod(tmp / name, 0o755)
-        if path.is_dir() and not any(path.iterdir()):
-            os.rmdir(path)
-        if not path.exists():
-            os.rename(tmp, path)
-            return
-        for name in files:
-            os.replace(tmp / name, path / name)
-    except OSError as exc:
-        raise InvalidInput(f"{path}: cannot write the Terraform directory ({exc.strerror})") \
-            from None
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+    write_directory(path, files, executable=[n for n in files if n.endswith(".sh")],
+                    what="Terraform directory")

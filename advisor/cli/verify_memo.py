@@ -8,12 +8,13 @@ starts a new file rather than reading old verdicts.
 
 import contextlib
 import hashlib
-import json
 import os
-import tempfile
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
+
+from advisor.errors import AdvisorError
+from advisor.userfiles import read_json_object, write_json
 
 MAX_ENTRIES = 4096
 
@@ -50,10 +51,10 @@ def verify_memo() -> Iterator[MutableMapping[str, Any] | None]:
         yield None
         return
     path = folder / f"aerospike-verified-{_code_fingerprint()}.json"
-    try:
-        memo: dict[str, Any] = json.loads(path.read_text()) if path.exists() else {}
-    except (OSError, ValueError):
-        memo = {}
+    memo: dict[str, Any] = {}
+    if path.exists():
+        with contextlib.suppress(AdvisorError):  # an unreadable cache is an empty one
+            memo = read_json_object(path, what="verdict cache")
     before = len(memo)
     yield memo
     if len(memo) == before:
@@ -61,9 +62,6 @@ def verify_memo() -> Iterator[MutableMapping[str, Any] | None]:
     keep = dict(list(memo.items())[-MAX_ENTRIES:])  # the newest verdicts
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".verified-", suffix=".json")
-        with os.fdopen(fd, "w") as f:
-            json.dump(keep, f)
-        os.replace(tmp, path)
-    except OSError:
+        write_json(path, keep, what="verdict cache")
+    except (OSError, AdvisorError):
         pass  # a cache that cannot be written only costs the next run its time
