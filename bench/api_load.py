@@ -21,7 +21,6 @@ error or a timeout, 0 otherwise.
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -35,15 +34,14 @@ from typing import Any
 import httpx
 from live_server import start_server
 
+from advisor.percentiles import nearest_rank
+
 BODY = {"tps": 627, "reads": 3.25}
 
 
 def percentile(values: list[float], pct: float) -> float | None:
     """Nearest-rank percentile (None for no values)."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return ordered[max(1, math.ceil(pct / 100 * len(ordered))) - 1]
+    return nearest_rank(sorted(values), pct) if values else None
 
 
 def stats(ms: list[float]) -> dict[str, Any]:

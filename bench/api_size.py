@@ -23,7 +23,6 @@ Figures are percentiles of the measured requests (nearest rank); run it twice to
 
 import argparse
 import json
-import math
 import os
 import tempfile
 import threading
@@ -34,14 +33,14 @@ from typing import Any
 import httpx
 from live_server import start_server
 
+from advisor.percentiles import nearest_rank
+
 BODY = {"tps": 627, "reads": 3.25}
 UNCACHED_P50_TARGET_MS = 150.0
 
 
 def percentile(values: list[float], pct: float) -> float:
-    ordered = sorted(values)
-    rank = max(1, math.ceil(pct / 100 * len(ordered)))
-    return ordered[rank - 1]
+    return nearest_rank(sorted(values), pct)
 
 
 def summary(ms: list[float], errors: int, wall_s: float | None = None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.errors import InvalidInput
+from advisor.percentiles import nearest_rank
 
 EBS_METRICS = ("VolumeReadOps", "VolumeWriteOps", "VolumeReadBytes", "VolumeWriteBytes",
                "VolumeQueueLength", "BurstBalance")
@@ -79,9 +80,7 @@ class Demand:
 
     def percentile(self, q: float) -> Sample:
         """The sample at the q-th percentile of total IOPS (nearest rank; 100: the peak)."""
-        ranked = sorted(self.samples, key=lambda s: (s.iops, s.mibps))
-        rank = max(1, math.ceil(q / 100 * len(ranked)))
-        return ranked[rank - 1]
+        return nearest_rank(sorted(self.samples, key=lambda s: (s.iops, s.mibps)), q)
 
     def peak_run_s(self, sample: Sample, share: float = 0.9) -> int:
         """How long the load stayed near `sample` around it: the run of consecutive periods
@@ -100,9 +99,15 @@ class Demand:
         out: dict[str, dict[str, float]] = {}
         for name in ("iops", "mibps", "read_iops", "write_iops"):
             values = sorted(float(getattr(s, name)) for s in self.samples)
-            out[name] = {("max" if q == 100 else f"p{q:g}"): round(
-                values[max(1, math.ceil(q / 100 * len(values))) - 1], 3) for q in PERCENTILES}
+            out[name] = {("max" if q == 100 else f"p{q:g}"): round(nearest_rank(values, q), 3)
+                         for q in PERCENTILES}
         return out
+
+
+def _month_days(month: int, leap: bool) -> int:
+    """Days in a month (1-12) of the Gregorian calendar."""
+    days = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
+    return 29 if month == 2 and leap else days
 
 
 def epoch_s(text: str) -> int:
@@ -111,7 +116,9 @@ def epoch_s(text: str) -> int:
     if m is None:
         raise InvalidInput(f"timestamp {text[:40]!r} is not ISO 8601 (2024-01-31T12:00:00Z)")
     y, mo, d, h, mi, s = (int(g) for g in m.groups()[:6])
-    if not (1 <= mo <= 12 and 1 <= d <= 31 and h < 24 and mi < 60 and s < 61):
+    leap = y % 4 == 0 and (y % 100 != 0 or y % 400 == 0)
+    if not (1 <= mo <= 12 and 1 <= d <= _month_days(mo, leap) and h < 24 and mi < 60
+            and s < 61):
         raise InvalidInput(f"timestamp {text[:40]!r} is not a date and time")
     # days from 1970-01-01 (proleptic Gregorian; H. Hinnant's days_from_civil)
     y -= mo <= 2

@@ -77,6 +77,15 @@ def test_epoch_seconds_of_iso_timestamps() -> None:
     assert epoch_s("1970-01-01T00:00:00Z") == 0
     assert epoch_s("2000-03-01T00:00:00+00:00") == 951868800
     assert epoch_s("2026-11-20T12:00:00+01:00") == epoch_s("2026-11-20T11:00:00Z")
+    assert epoch_s("2024-02-29T00:00:00Z") == 1709164800  # a leap day
+
+
+@pytest.mark.parametrize("text", ["2024-02-31T00:00:00Z", "2023-02-29T00:00:00Z",
+                                  "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z",
+                                  "2026-13-01T00:00:00Z"])
+def test_a_day_the_month_does_not_have_is_refused(text: str) -> None:
+    with pytest.raises(InvalidInput, match="is not a date and time"):
+        epoch_s(text)
 
 
 @pytest.mark.parametrize(("data", "message"), [
