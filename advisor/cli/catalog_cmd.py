@@ -71,7 +71,8 @@ def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
     narrow = is_narrow()
     table = new_table(f"Instance types ({cat.region}, catalog {cat.catalog_version})",
                       caption="EBS base/max: sustained/burst limits; * bursts to max 30 min a "
-                      "day" + ("; $/h and more: --format csv" if narrow else ""))
+                      "day" + ("; store: count x GB, NVMe unless marked; $/h and more: --format csv"
+                                 if narrow else ""))
     text_column(table, "instance")
     if not narrow:
         text_column(table, "arch")
@@ -83,8 +84,10 @@ def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
     for i in instances_filtered(cat, families=families, arch=arch.value if arch else None,
                                 min_memory_gib=min_memory_gib, min_vcpu=min_vcpu):
         e = i.ebs
-        store = (f"{i.store.count}x{i.store.size_gb:g} {i.store.kind.upper()}" if i.store
-                 else "-")
+        store = "-"
+        if i.store:  # narrow: NVMe, the usual kind, goes unsaid (the caption says so)
+            kind = "" if narrow and i.store.kind == "nvme" else f" {i.store.kind.upper()}"
+            store = f"{i.store.count}x{i.store.size_gb:g}{kind}"
         ri3 = i.plan_usd("3yr-reserved")
         net = (f"{i.network_baseline_gbps:g}/{i.network_burst_gbps or i.network_baseline_gbps:g}"
                if i.network_baseline_gbps is not None else "n/a")

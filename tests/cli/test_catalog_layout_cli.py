@@ -58,7 +58,8 @@ def test_catalog_instances_json_lists_the_catalog(capsys: pytest.CaptureFixture[
     by_name = {i["name"]: i for i in data["instances"]}
     assert by_name["m5d.large"]["hourly_usd"] == 0.113  # [S11]
     assert by_name["m5d.large"]["store"]["count"] == 1  # 1 x 75 GB NVMe [S7]
-    assert by_name["c1.medium"]["ebs"] is None  # EBS optimization unsupported [S16][S17]
+    # EBS optimization unsupported [S16][S17]: EBS rides the network link, an assumed ceiling
+    assert by_name["c1.medium"]["ebs"]["optimization"] == "unsupported"
 
 
 def test_catalog_volumes_json_lists_all_7(capsys: pytest.CaptureFixture[str]) -> None:

@@ -73,7 +73,8 @@ def valid_layout_specs(draw: st.DrawFn, catalog: Catalog) -> LayoutSpec:
     instance = draw(st.sampled_from(sorted(catalog.instance_types.values(),
                                            key=lambda i: i.name)))
     usable = [vt for vt in catalog.volume_types.values()
-              if instance.ebs is not None or not vt.provisioned_iops]
+              if (instance.ebs is not None and instance.ebs.optimization != "unsupported")
+              or not vt.provisioned_iops]
     choices: list[VolumeType | None] = sorted(usable, key=lambda v: v.name)
     if instance.store is not None:
         choices.append(None)  # the instance store
