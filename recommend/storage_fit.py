@@ -26,6 +26,7 @@ from workloads.cloudwatch import Sample
 
 OPEN_LOOP_IN_FLIGHT = 4096  # the most I/Os the open loop keeps in flight (fio's ramp uses it too)
 SHOWN = 5
+MIN_JUDGED_S = 60  # a layout is simulated over the peak's run, and at least this long
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,7 +59,9 @@ class StorageFit:
     alternatives: tuple[FitRow, ...]
     rejected: tuple[FitRow, ...]  # the cheapest that do not fit
     current: FitRow | None
-    considered: int
+    considered: int  # layouts on the instance that hold the data
+    judged: int  # of them simulated, cheapest first, until SHOWN fit
+    judged_over_s: float  # each simulated this long: the peak's run, at least a minute
 
 
 def storage_fit(catalog: Catalog, instance: str, sample: Sample, *, peak_s: int,
@@ -78,7 +81,7 @@ def storage_fit(catalog: Catalog, instance: str, sample: Sample, *, peak_s: int,
     pattern = IoPattern(name="cloudwatch sample", read_fraction=share, random=True,
                         block_bytes=block, concurrency=OPEN_LOOP_IN_FLIGHT,
                         span_bytes=int(capacity_gib * 2**30), open_rate=sample.iops)
-    duration = float(max(peak_s, 60))
+    duration = float(max(peak_s, MIN_JUDGED_S))
     current_row = None
     if current is not None:
         try:
@@ -99,18 +102,20 @@ def storage_fit(catalog: Catalog, instance: str, sample: Sample, *, peak_s: int,
     layouts.sort(key=lambda x: (layout_cost(x).monthly_usd, str(x)))
     fits: list[FitRow] = []
     rejected: list[FitRow] = []
-    for i, layout in enumerate(layouts):
+    judged = 0
+    for layout in layouts:
+        if len(fits) >= SHOWN:
+            break
         row = _judge(layout, catalog, pattern, duration, p99_ms, capacity_gib)
         (fits if row.fits else rejected).append(row)
+        judged += 1
         if progress is not None:
-            progress(i + 1)
-        if len(fits) > SHOWN:
-            break
+            progress(judged)
     return StorageFit(instance=instance, p99_ms=p99_ms, capacity_gib=capacity_gib, sample=sample,
                       peak_s=peak_s, block_bytes=block,
                       recommendation=fits[0] if fits else None, alternatives=tuple(fits[1:SHOWN]),
                       rejected=tuple(rejected[:SHOWN]), current=current_row,
-                      considered=len(layouts))
+                      considered=len(layouts), judged=judged, judged_over_s=duration)
 
 
 def _judge(layout: Layout, catalog: Catalog, pattern: IoPattern, duration_s: float,

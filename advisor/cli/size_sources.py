@@ -146,10 +146,11 @@ def size_from_cloudwatch(path: Path, *, instance: str | None, current: str | Non
     data: dict[str, Any] = {
             "kind": "storage_fit", "demand": demand_json(demand), "instance": fit.instance,
             "p99_ms": fit.p99_ms, "capacity_gib": fit.capacity_gib,
-            "io_size_bytes": fit.block_bytes, "judged_over_s": max(fit.peak_s, 60),
+            "io_size_bytes": fit.block_bytes, "judged_over_s": fit.judged_over_s,
             "recommendation": _row(fit.recommendation), "alternatives":
             [_row(r) for r in fit.alternatives], "current": _row(fit.current),
-            "rejected": [_row(r) for r in fit.rejected], "considered": fit.considered}
+            "rejected": [_row(r) for r in fit.rejected], "considered": fit.considered,
+            "judged": fit.judged}
     if out is not None:
         write_json(out, data)
     if fmt is Format.json:
@@ -192,13 +193,13 @@ def _print_fit(demand: Any, fit: Any) -> None:
     console.print(f"  · p99 sample {sample_lines(fit.sample)}", markup=False, highlight=False,
                   soft_wrap=True)
     console.print(f"  · judged as open-loop random I/O of {fit.block_bytes // 1024} KiB over "
-                  f"{fit.capacity_gib:,.0f} GiB for {max(fit.peak_s, 60):,} s (the load stayed "
+                  f"{fit.capacity_gib:,.0f} GiB for {fit.judged_over_s:,.0f} s (the load stayed "
                   f"near the p99 sample that long), each I/O's p99 <= {fit.p99_ms:g} ms",
                   highlight=False)
     for note in demand.notes:
         console.print(f"  · {note}", markup=False, highlight=False)
     table = new_table(f"Layouts on {fit.instance} that serve it (cheapest first; "
-                      f"{fit.considered} considered)", title_justify="left")
+                      f"{fit.judged} of {fit.considered} judged)", title_justify="left")
     text_column(table, "layout")
     for col in ("$/month", "storage\n$/month", "read\np99 ms", "write\np99 ms"):
         num_column(table, col)
