@@ -5,6 +5,12 @@ text. `InfeasibleSlo` is the exception: it is a valid question with a "no" answe
 """
 
 
+def one_line(exc: BaseException, limit: int = 160) -> str:
+    """A third party's error message (a library's, a driver's) as one line of at most `limit`
+    characters, for quoting inside our own one-line messages."""
+    return " ".join(str(exc).split())[:limit]
+
+
 class AdvisorError(Exception):
     """Base of every error the user caused and can fix."""
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from advisor.errors import InvalidInput
+from advisor.errors import InvalidInput, one_line
 from advisor.userfiles import open_stream, read_bytes, read_text, write_bytes
 from recommend.fleet import (
     CURRENT_DEPLOYMENT,
@@ -113,7 +113,7 @@ def _parquet(path: Path) -> list[dict[str, Any]]:
     try:
         table = pq.read_table(path)
     except (OSError, pa.ArrowException) as exc:
-        why = " ".join(str(exc).split())[:160]
+        why = one_line(exc)
         raise InvalidInput(f"{path}: not a readable Parquet file ({why})") from None
     _known_columns(path, table.schema.names)
     kinds = _column_kinds()
@@ -171,7 +171,7 @@ def done_rows(path: Path) -> list[dict[str, Any]]:
         try:
             table = pq.read_table(pa.BufferReader(data))
         except (OSError, pa.ArrowException) as exc:
-            why = " ".join(str(exc).split())[:160]
+            why = one_line(exc)
             raise InvalidInput(f"{path}: not a readable Parquet file ({why})") from None
         columns, rows = table.schema.names, list(table.to_pylist())
     else:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.catalog.model import Catalog
-from advisor.errors import InvalidInput
+from advisor.errors import InvalidInput, one_line
 from recommend.fleet import FleetRow, RowResult, size_row
 
 OnResult = Callable[[RowResult], None]
@@ -86,7 +86,7 @@ def dask_client(where: Where) -> Iterator[Any]:
             client = distributed.Client(address, timeout=f"{CONNECT_TIMEOUT_S}s")
         except (OSError, TimeoutError, ValueError) as exc:
             raise InvalidInput(f"--scheduler {address}: unreachable ({type(exc).__name__}: "
-                               f"{' '.join(str(exc).split())[:160]})") from None
+                               f"{one_line(exc)})") from None
         try:
             yield client
         finally:
@@ -121,7 +121,7 @@ def run_on(client: Any, rows: Sequence[FleetRow], catalog: Catalog,
         except Exception as exc:  # KilledWorker after repeated deaths, a lost connection
             result = RowResult(id=row.id, workload=row.workload, status="error",
                                reason=f"the cluster lost this row: {type(exc).__name__}: "
-                               f"{' '.join(str(exc).split())[:200]}",
+                               f"{one_line(exc, 200)}",
                                current_deployment=row.current_deployment,
                                current_monthly_usd=row.current_monthly_usd)
         future.release()
