@@ -38,6 +38,7 @@ def test_each_rate_of_a_threads_ramp_is_evaluated_once(catalog: Catalog,
     monkeypatch.setattr(mysql_run, "simulate_mysql", counting)
     result = simulate_mysql(dep, catalog, params, threads_levels=[1, 4, 16], duration_s=1.0,
                             engine="analytic", warmup_s=0.0)
-    assert evaluated and max(evaluated.values()) == 1, evaluated.most_common(3)
+    assert evaluated
+    assert max(evaluated.values()) == 1, evaluated.most_common(3)
     assert [lv.offered_tps for lv in result.levels] == [tps for tps, _ in alone]
     assert [lv.load["threads"] for lv in result.levels] == [1, 4, 16]
