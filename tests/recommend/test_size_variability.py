@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from advisor.catalog.load import builtin_catalog
 from advisor.catalog.model import Catalog
 from advisor.layout.cost import monthly_usd
 from advisor.layout.model import resolve
@@ -15,19 +14,14 @@ from advisor.serial import to_json
 from recommend.mysql_search import Candidate, _verify, des_steady
 from recommend.request import MysqlSizeRequest
 from recommend.result import MysqlSizeResult, load_size_result
-from recommend.size import size_mysql
+from tests.recommend.conftest import MAIN_JOB
 
-REQ = MysqlSizeRequest(tps=627, reads=3.25)
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return builtin_catalog()
+REQ = MAIN_JOB
 
 
 @pytest.fixture(scope="module")
-def sized(catalog: Catalog) -> MysqlSizeResult:
-    return size_mysql(REQ, catalog)
+def sized(main_job_sized: MysqlSizeResult) -> MysqlSizeResult:
+    return main_job_sized
 
 
 def _checked(catalog: Catalog, spec: str, req: MysqlSizeRequest) -> Candidate:

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from advisor.catalog.load import builtin_catalog
 from advisor.catalog.model import Catalog
 from advisor.cli.main import main
 from advisor.serial import to_json
@@ -20,18 +19,14 @@ from recommend.mysql_search import Candidate, _des_load, search_role
 from recommend.request import MysqlSizeRequest
 from recommend.result import MysqlSizeResult, load_size_result
 from recommend.size import size_mysql
+from tests.recommend.conftest import MAIN_JOB
 
-REQ = MysqlSizeRequest(tps=627, reads=3.25)
-
-
-@pytest.fixture(scope="module")
-def catalog() -> Catalog:
-    return builtin_catalog()
+REQ = MAIN_JOB
 
 
 @pytest.fixture(scope="module")
-def sized(catalog: Catalog) -> MysqlSizeResult:
-    return size_mysql(REQ, catalog)
+def sized(main_job_sized: MysqlSizeResult) -> MysqlSizeResult:
+    return main_job_sized
 
 
 def _cli_json(*argv: str) -> tuple[int, dict[str, Any] | None]:
