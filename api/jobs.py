@@ -49,18 +49,26 @@ def _guarded(work: Callable[[], Any]) -> Any:
                        traceback.format_exc()) from None
 
 
-def size_job(req: Any, catalog: Catalog) -> Any:
-    """`advisor size`'s result for a validated request, as JSON."""
+def size_job(req: Any, catalog: Catalog, profile: Any = None) -> Any:
+    """`advisor size`'s result for a validated request (and a validated measured I/O profile,
+    `workloads.io_profile.IoProfile`, or None), as JSON."""
     from recommend.run import run_size
+    from workloads.mysql import measured_io
 
-    return _guarded(lambda: to_json(run_size(req, catalog, clock=time.perf_counter)))
+    measured = None if profile is None else measured_io(profile)
+    shape = None if profile is None else profile.shape
+    return _guarded(lambda: to_json(run_size(req, catalog, clock=time.perf_counter,
+                                             measured=measured, measured_shape=shape)))
 
 
-def simulate_job(req: Any, catalog: Catalog, io_budget: float) -> Any:
-    """`advisor simulate`'s result for a validated request, as JSON."""
+def simulate_job(req: Any, catalog: Catalog, io_budget: float, profile: Any = None) -> Any:
+    """`advisor simulate`'s result for a validated request (and measured profile), as JSON."""
+    from workloads.mysql import measured_io
     from workloads.simulate import run_simulate
 
-    return _guarded(lambda: to_json(run_simulate(req, catalog, io_budget=io_budget)))
+    measured = None if profile is None else measured_io(profile)
+    return _guarded(lambda: to_json(run_simulate(req, catalog, io_budget=io_budget,
+                                                 measured=measured)))
 
 
 # -- in a worker process ------------------------------------------------------------------------

@@ -42,20 +42,30 @@ def _field(d: Declared) -> tuple[Any, Any]:
     return kind, Field(default, description=d.opt.help, json_schema_extra=schema or None)
 
 
-def body_model(name: str, decls: Iterable[Declared], doc: str) -> type[BaseModel]:
-    """A strict request body with one field per declared option."""
-    fields: dict[str, Any] = {d.name: _field(d) for d in decls}
+def body_model(name: str, decls: Iterable[Declared], doc: str,
+               extra: dict[str, tuple[Any, Any]] | None = None) -> type[BaseModel]:
+    """A strict request body with one field per declared option (and `extra` fields that are
+    no option of the core request, such as an uploaded document)."""
+    fields: dict[str, Any] = {d.name: _field(d) for d in decls} | (extra or {})
     return create_model(name, __base__=_Body, __doc__=doc, **fields)
 
 
+# The CLI's `--io-profile FILE`: the API takes the file's contents. Validated by the same code
+# that reads the file (`workloads.real.io_profile_file.parse_io_profile`), after the request.
+IO_PROFILE: dict[str, tuple[Any, Any]] = {"io_profile": (dict[str, Any] | None, Field(
+    None, description="MySQL only: a measured I/O profile, the JSON object `advisor replay "
+    "--io-profile-out` writes (schema `advisor.io_profile/1`). The run uses its per-transaction "
+    "I/O instead of the model's and records it (the CLI's --io-profile FILE)."))}
+
 SizeBody = body_model("SizeBody", [WORKLOAD, *size_fields().values()],
-                      "`advisor size` options; every field has the CLI's default.")
+                      "`advisor size` options; every field has the CLI's default.",
+                      extra=IO_PROFILE)
 
 
 SimulateBody = body_model(
     "SimulateBody", [SIM_WORKLOAD, *simulate_fields().values()],
     "`advisor simulate SPEC` options: a raw fio/sysbench/ioping pattern, or a database workload "
-    "(`workload`: mysql or aerospike) with its own fields.")
+    "(`workload`: mysql or aerospike) with its own fields.", extra=IO_PROFILE)
 
 
 class _Result(BaseModel):

@@ -126,6 +126,25 @@ class LruCache:
             flight.set()
 
 
+def _io_profile(document: dict[str, Any] | None, *, mysql: bool) -> Any:
+    """The body's `io_profile` document as a validated `IoProfile` (None when absent); a user
+    error when it is malformed or the workload is not MySQL."""
+    if document is None:
+        return None
+    if not mysql:
+        raise InvalidInput("io_profile: applies to the mysql workload only")
+    from workloads.real.io_profile_file import parse_io_profile
+
+    return parse_io_profile(document, where="io_profile")
+
+
+def _document_key(document: dict[str, Any] | None) -> str | None:
+    """A cache key for an uploaded document: its canonical JSON (dicts are not hashable)."""
+    import json
+
+    return None if document is None else json.dumps(document, sort_keys=True)
+
+
 @dataclass(frozen=True, slots=True)
 class _Refusal:
     """A deterministic "no" (409) kept in the cache like an answer."""
@@ -148,22 +167,26 @@ class Service:
 
     async def size(self, body: BaseModel) -> tuple[dict[str, Any], str, bool]:
         """(result, run id, cached): the sizing result, stored as a run."""
-        from recommend.request import size_request
+        from recommend.request import MysqlSizeRequest, size_request
 
         request = body.model_dump()
+        document = request.pop("io_profile", None)
         req = await anyio.to_thread.run_sync(size_request, request)
         if req.region is not None and req.region != self.catalog.region:
             raise FieldError("region", req.region, f"the catalog holds {self.catalog.region}; "
                              "add a user catalog with that region's prices (--catalog FILE)")
+        profile = _io_profile(document, mysql=isinstance(req, MysqlSizeRequest))
+        if document is not None:
+            request["io_profile"] = document  # stored with the run: what it was sized from
 
         async def compute() -> Any:
             try:
-                return await self._run(size_job, req, self.catalog)
+                return await self._run(size_job, req, self.catalog, profile)
             except InfeasibleSlo as exc:
                 return _Refusal(str(exc))
 
-        result, cached = await self.sizes.get_or_compute((req, self.catalog.catalog_version),
-                                                         compute)
+        key = (req, self.catalog.catalog_version, _document_key(document))
+        result, cached = await self.sizes.get_or_compute(key, compute)
         if isinstance(result, _Refusal):
             raise InfeasibleSlo(result.detail)
         run_id = await anyio.to_thread.run_sync(self.store.save, "size", request, result)
@@ -171,11 +194,17 @@ class Service:
 
     async def simulate(self, body: BaseModel) -> tuple[dict[str, Any], str]:
         from api.simulate import simulate_request_within
+        from workloads.simulate_request import MysqlSimRequest
 
         request = body.model_dump()
+        document = request.pop("io_profile", None)
         req = await anyio.to_thread.run_sync(simulate_request_within, request,
                                              self.settings.max_duration_s)
-        result = await self._run(simulate_job, req, self.catalog, self.settings.io_budget)
+        profile = _io_profile(document, mysql=isinstance(req, MysqlSimRequest))
+        if document is not None:
+            request["io_profile"] = document
+        result = await self._run(simulate_job, req, self.catalog, self.settings.io_budget,
+                                 profile)
         run_id = await anyio.to_thread.run_sync(self.store.save, "simulate", request, result)
         return result, run_id
 

@@ -12,7 +12,9 @@ from advisor.catalog.model import Catalog, PricingPlan
 from advisor.catalog.pricing import with_plan
 from recommend.request import MysqlSizeRequest, SizeRequest
 from recommend.result import MysqlSizeResult, SizeResult
+from workloads.io_profile import MeasuredShape, sizing_shape_note
 from workloads.mysql import TxnIo
+from workloads.mysql_shape import shape_of
 
 Progress = Callable[[int, float], None]
 
@@ -20,7 +22,11 @@ Progress = Callable[[int, float], None]
 def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = None,
              progress: Progress | None = None,
              clock: Callable[[], float] | None = None,
-             memo: MutableMapping[str, Any] | None = None) -> SizeResult:
+             memo: MutableMapping[str, Any] | None = None,
+             measured_shape: MeasuredShape | None = None) -> SizeResult:
+    """Size `req` on `catalog`. `measured`: a measured I/O profile's per-transaction I/O (MySQL),
+    recorded in the result; `measured_shape`: that profile's measured transaction shape, which
+    the result states beside the shape it sized for."""
     start = clock() if clock is not None else None
     catalog = with_plan(catalog, cast(PricingPlan, req.pricing))  # one of OFFERED_PLANS
     result: SizeResult
@@ -35,6 +41,19 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
     if measured is not None and measured.measured is not None \
             and isinstance(result, MysqlSizeResult):  # recorded: the report's curves use it
         result = replace(result, measured_io=measured.measured)
+    if measured_shape is not None:
+        result = with_measured_shape(result, measured_shape)
     if clock is None or start is None:
         return result
     return replace(result, search=replace(result.search, seconds=round(clock() - start, 3)))
+
+
+def with_measured_shape(result: SizeResult, shape: MeasuredShape) -> SizeResult:
+    """The result stating the measured profile's transaction shape (MySQL results only)."""
+    if not isinstance(result, MysqlSizeResult):
+        return result
+    q = result.request
+    sizing = shape_of(q.preset, read_txn=q.read_txn, write_txn=q.write_txn)
+    note = sizing_shape_note(shape, sizing.read_txn, sizing.write_txn, q.reads_per_write,
+                             sizing.preset)
+    return replace(result, measured_shape=note)

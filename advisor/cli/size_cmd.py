@@ -165,14 +165,13 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
                       else "cluster sizes") as tick, verify_memo() as memo:
             result = run_size(req, cat, measured=measured, progress=tick,
                               clock=time.perf_counter,
-                              memo=memo if what == "Aerospike" else None)
+                              memo=memo if what == "Aerospike" else None,
+                              measured_shape=None if profile is None else profile.shape)
     except InfeasibleSlo as exc:
         if explain:
             err_console.print(f"closest candidates and what they miss: {exc}", markup=False,
                               highlight=False, soft_wrap=True)
         raise
-    if profile is not None and profile.shape is not None:
-        result = _with_measured_shape(result, profile.shape)
     data = to_json(result)
     if terraform is not None or mycnf is not None:
         # Before the result is written or printed: a recommendation Terraform cannot build
@@ -202,23 +201,6 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
         from advisor.cli.report_cmd import after_result
 
         after_result("size", data["request"], data, report=report, save=save, catalog=cat)
-
-
-def _with_measured_shape(result: SizeResult, shape: Any) -> SizeResult:
-    """The result stating the measured profile's transaction shape (MySQL results only)."""
-    import dataclasses
-
-    from recommend.result import MysqlSizeResult
-    from workloads.io_profile import sizing_shape_note
-    from workloads.mysql_shape import shape_of
-
-    if not isinstance(result, MysqlSizeResult):
-        return result
-    q = result.request
-    sizing = shape_of(q.preset, read_txn=q.read_txn, write_txn=q.write_txn)
-    note = sizing_shape_note(shape, sizing.read_txn, sizing.write_txn, q.reads_per_write,
-                             sizing.preset)
-    return dataclasses.replace(result, measured_shape=note)
 
 
 def print_size(r: SizeResult, *, explain: bool = False) -> None:

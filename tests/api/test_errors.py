@@ -83,7 +83,8 @@ def test_simulate_refuses_bad_values_with_the_cli_message(
     ({"allow_ephemeral": "perhaps"}, "allow_ephemeral: Input should be a valid boolean"),
     ({"seed": -1}, "seed -1: must be 0 or more"),
     ({"catalog": "/etc/passwd"}, "catalog: unknown field"),
-    ({"io_profile": "/tmp/profile.json"}, "io_profile: unknown field"),
+    # a profile is uploaded as its JSON object, never named by a path on the server
+    ({"io_profile": "/tmp/profile.json"}, "io_profile: Input should be a valid dictionary"),
     ({"database_url": "mysql://root@db/x"}, "database_url: unknown field"),
     ([627, 3.25], "the body must be a JSON object"),
 ])

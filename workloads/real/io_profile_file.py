@@ -1,6 +1,7 @@
 """I/O profile files: read and validate (pydantic only here), write atomically.
 
-`advisor replay --io-profile-out` writes them; `advisor simulate|size --io-profile` reads them.
+`advisor replay --io-profile-out` writes them; `advisor simulate|size --io-profile` reads them,
+and the API takes the same document as the `io_profile` field of `POST /v1/size` and `/v1/simulate`.
 """
 
 from collections.abc import Mapping
@@ -85,7 +86,15 @@ class _ProfileModel(BaseModel):
 
 def load_io_profile(path: str | Path) -> IoProfile:
     """Read and validate an I/O profile; errors are one line naming the file and the field."""
-    raw = read_json_object(path, what="io profile")
+    return parse_io_profile(read_json_object(path, what="io profile"), where=f"io profile {path}")
+
+
+def parse_io_profile(raw: Any, *, where: str) -> IoProfile:
+    """Validate an I/O profile document (a file's contents, or the API's `io_profile` field);
+    errors are one line naming `where` and the field."""
+    if not isinstance(raw, Mapping):
+        raise InvalidInput(f"{where}: must be a JSON object (an advisor I/O profile, as "
+                           "`advisor replay --io-profile-out` writes it)")
     try:
         model = _ProfileModel.model_validate(raw)
     except ValidationError as exc:
@@ -93,7 +102,7 @@ def load_io_profile(path: str | Path) -> IoProfile:
         loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
         literal = first["type"] == "literal_error"
         message = f"must be {SCHEMA!r}" if literal else first["msg"]
-        raise InvalidInput(f"io profile {path}: field {loc}: {message}") from None
+        raise InvalidInput(f"{where}: field {loc}: {message}") from None
     return IoProfile(
         source=model.source,
         server=model.server,
