@@ -103,7 +103,7 @@ def _one_line(exc: RequestValidationError) -> str:
     if not errors:
         return "invalid request"
     err = errors[0]
-    loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+    loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query")]
     kind = err.get("type", "")
     if kind == "json_invalid":
         return f"the body is not valid JSON ({err.get('ctx', {}).get('error', 'parse error')})"
@@ -266,16 +266,20 @@ def create_app(settings: Settings | None = None, *, store: RunStore | None = Non
     @app.get("/v1/layouts/{spec}", response_model=models.LayoutResult, tags=["catalog"],
              dependencies=secured, responses=errors)
     def layout(spec: str,
-               pricing: Literal["on-demand", "3yr-reserved"] = "on-demand") -> JSONResponse:
+               pricing: Literal["on-demand", "1yr-reserved", "3yr-reserved"] = "on-demand",
+               ) -> JSONResponse:
         """`advisor layout SPEC`: capacity, limits, cost and durability of one layout
-        (`pricing`: how the instance is paid for, as `--pricing`)."""
+        (`pricing`: how the instance is paid for, as `--pricing`; a type with no sourced price
+        under the plan is a 422)."""
         return JSONResponse(service.layout(spec, pricing))
 
     @app.get("/v1/catalog/instances", response_model=models.InstancesResult, tags=["catalog"],
              dependencies=secured, responses=errors)
-    def instances() -> JSONResponse:
-        """`advisor catalog instances`."""
-        return JSONResponse(service.instances())
+    def instances(filters: Annotated[models.InstancesQuery, Query()]  # type: ignore[valid-type]
+                  ) -> JSONResponse:
+        """`advisor catalog instances`, with its filters as query parameters (`family` repeated
+        or comma-separated); a bad value is a 422 naming the parameter."""
+        return JSONResponse(service.instances(filters.model_dump()))  # type: ignore[attr-defined]
 
     @app.get("/v1/catalog/volumes", response_model=models.VolumesResult, tags=["catalog"],
              dependencies=secured, responses=errors)

@@ -13,7 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from advisor.options import Declared
+from advisor.catalog.describe import InstanceFilter
+from advisor.options import Declared, declared
 from advisor.sim.results import PatternResult
 from recommend.request import WORKLOAD, size_fields
 from recommend.result import SizeResultFields
@@ -120,6 +121,19 @@ class LayoutResult(_Result):
     annual_loss_probability: float
     limits: list[dict[str, Any]]
     cost: dict[str, Any]
+
+
+class _Query(BaseModel):
+    # query strings are text: not strict (FastAPI converts "64" to a number); unknown parameters
+    # are refused like unknown body fields
+    model_config = ConfigDict(extra="forbid")
+
+
+_FILTERS: dict[str, Any] = {d.name: _field(d) for d in declared(InstanceFilter)}
+InstancesQuery: type[BaseModel] = create_model(
+    "InstancesQuery", __base__=_Query,
+    __doc__="`advisor catalog instances` filters: --family, --arch, --min-memory-gib, --min-vcpu.",
+    **_FILTERS)
 
 
 class InstancesResult(_Result):

@@ -220,17 +220,21 @@ class Service:
             raise
 
     def layout(self, spec: str, pricing: PricingPlan = "on-demand") -> dict[str, Any]:
-        from advisor.catalog.pricing import with_plan
+        from advisor.catalog.pricing import require_plan_price, with_plan
         from advisor.layout import resolve
         from advisor.layout.describe import describe
+        from advisor.layout.spec import parse_spec
 
+        require_plan_price(self.catalog, pricing, parse_spec(spec).instance)
         catalog = with_plan(self.catalog, pricing)
         return to_json(describe(resolve(spec, catalog), catalog))  # type: ignore[no-any-return]
 
-    def instances(self) -> dict[str, Any]:
-        from advisor.catalog.describe import instances_json
+    def instances(self, filters: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The catalog's instance types that `filters` (InstanceFilter's fields) keep."""
+        from advisor.catalog.describe import InstanceFilter, instances_json
 
-        return to_json(instances_json(self.catalog))  # type: ignore[no-any-return]
+        flt = InstanceFilter(**(filters or {}))
+        return to_json(instances_json(self.catalog, flt))  # type: ignore[no-any-return]
 
     def volumes(self) -> dict[str, Any]:
         from advisor.catalog.describe import volumes_json

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from advisor.catalog.model import OFFERED_PLANS
+from advisor.catalog.model import OFFERED_PLANS, PRICING_HELP
 from advisor.options import (
     P99_FLOOR_MS,
     Declared,
@@ -74,9 +74,7 @@ class SizeCommon:
     allow_ephemeral: bool = option(False, help="allow instance store (only with >= 1 replica "
                                    "for mysql)")
     max_monthly_usd: float | None = option(None, gt=0, help="budget cap (USD/month)")
-    pricing: str = option("on-demand", choices=OFFERED_PLANS,
-                          help="how instances are paid for: on-demand, or 3yr-reserved (3-yr All "
-                          "Upfront, effective hourly; the plans the catalog has a source for)")
+    pricing: str = option("on-demand", choices=OFFERED_PLANS, help=PRICING_HELP)
     region: str | None = option(None, help="catalog region (built in: us-east-1)")
     seed: int = option(1, ge=0, le=2**63 - 1, reproduce="always",
                        help="seed of the verifying event simulation (echoed in the result)")

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from advisor.catalog.model import Catalog, PricingPlan
-from advisor.catalog.pricing import with_plan
+from advisor.catalog.pricing import dropped_for_plan, with_plan
 from recommend.request import MysqlSizeRequest, SizeRequest
 from recommend.result import MysqlSizeResult, SizeResult
 from workloads.io_profile import MeasuredShape, sizing_shape_note
@@ -28,7 +28,9 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
     recorded in the result; `measured_shape`: that profile's measured transaction shape, which
     the result states beside the shape it sized for."""
     start = clock() if clock is not None else None
-    catalog = with_plan(catalog, cast(PricingPlan, req.pricing))  # one of OFFERED_PLANS
+    plan = cast(PricingPlan, req.pricing)  # one of OFFERED_PLANS
+    unpriced = dropped_for_plan(catalog, plan)
+    catalog = with_plan(catalog, plan)
     result: SizeResult
     if isinstance(req, MysqlSizeRequest):
         from recommend.size import size_mysql
@@ -43,6 +45,8 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
         result = replace(result, measured_io=measured.measured)
     if measured_shape is not None:
         result = with_measured_shape(result, measured_shape)
+    if unpriced:  # said in the result: these types were not considered under the plan
+        result = replace(result, unpriced=unpriced)
     if clock is None or start is None:
         return result
     return replace(result, search=replace(result.search, seconds=round(clock() - start, 3)))

@@ -17,6 +17,9 @@ Source precedence per figure, newest usable first where the brief names one:
   store          S7 (InstanceStorage.md) count x size, S8 "SSD I/O performance" IOPS, else S31
   architecture, Nitro, generation   S31 (platform summary, current/previous generation lists)
   on-demand $/h  S32 (karpenter generated price list, 2026-07-20)
+  1yr-reserved   S34 (ec2-instances-info's ec2instances.info extract, 2023-08-30: 1-yr Standard All
+                 Upfront, effective hourly), taken only where S34's on-demand price equals S32's
+                 (the snapshot's prices still current); types it lacks are left unpriced
   3yr-reserved   S33 (service-capacity-modeling 3-yr All Upfront, annual cost / 8,760 h)
 """
 
@@ -43,8 +46,14 @@ NEW_SOURCES = {
            "3yr-reserved_ec2.json + 3yr-reserved_zz-overrides.json: 3-yr All Upfront standard "
            "Reserved Instance (upfront / 3 a year; the 3-yr All Upfront EC2 Instance Savings Plan "
            "rate where AWS sells no RI); hourly = annual cost / 8,760 h",
+    "S34": "LeanerCloud/ec2-instances-info@ef5638af generated_instances_data.txt (2023-08-30, the "
+           "library's example run over the ec2instances.info data of that day, built from AWS's "
+           "Price List API): 'Linux Standard RI 1y AllUpfront cost in us-east-1', the 1-yr "
+           "All Upfront standard Reserved Instance as an effective hourly rate (upfront / "
+           "8,760 h); used where its 'Linux OD cost in us-east-1' equals S32's",
 }
-DERIVED_3YR = "plan_hourly_usd.3yr-reserved"
+# The plans the build prices, each with its source tag, in PRICING_PLANS order.
+PLAN_TAGS = {"1yr-reserved": "S34", "3yr-reserved": "S33"}
 
 # The families a database would run on (issue 14), x86 and Graviton, plus the old ones the
 # published runs used (kept as they are).
@@ -237,6 +246,26 @@ def prices_3yr() -> dict[str, float]:
     return {k: round(v / HOURS_PER_YEAR, 6) for k, v in annual.items()}
 
 
+def prices_1yr(on_demand: dict[str, float], log: list[str]) -> dict[str, float]:
+    """S34's 1-yr All Upfront rates, for the types whose S34 on-demand price is S32's: a type
+    whose on-demand price moved since the snapshot may have a new reserved price too."""
+    text = (SRC / "ec2-instances-info_generated_instances_data.txt").read_text("utf-8")
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        row = dict(part.split(": ", 1) for part in line.split(",\t") if ": " in part)
+        name = row.get("Instance type", "").strip()
+        rate = float(row.get("Linux Standard RI 1y AllUpfront cost in us-east-1", "0"))
+        if not name or rate <= 0:
+            continue
+        od = float(row.get("Linux OD cost in us-east-1", "0"))
+        if name in on_demand and od != on_demand[name]:
+            log.append(f"{name}: S34's on-demand {od:g} is not S32's {on_demand[name]:g}; "
+                       "its 1yr-reserved rate is not used")
+            continue
+        out[name] = rate
+    return out
+
+
 def previous_generation_families() -> set[str]:
     text = (SRC / "aws-ec2-instance-types-guide-2024.md").read_text("utf-8")
     block = text.split("### Previous generation instances", 1)[1].split("###", 1)[0]
@@ -262,20 +291,22 @@ def wanted(names: set[str]) -> list[str]:
 def build(existing: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """The new `instance_types` list and a log of what was skipped and why."""
     ebs6, docs, g = awsdocs_ebs(), awsdocs_pages(), guide()
-    od, ri3 = prices_on_demand(), prices_3yr()
-    old_gen = previous_generation_families()
     log: list[str] = []
+    od = prices_on_demand()
+    plans = {"1yr-reserved": prices_1yr(od, log), "3yr-reserved": prices_3yr()}
+    old_gen = previous_generation_families()
     rows: list[dict[str, Any]] = []
     kept = [e for e in existing if e["name"] in KEPT]
     missing = KEPT - {e["name"] for e in kept}
     if missing:
         raise SystemExit(f"the catalog lost kept entries: {', '.join(sorted(missing))}")
     for e in kept:
-        rows.append(_complete(dict(e), docs.get(e["name"], {}), g.get(e["name"], {}), ri3, log))
+        rows.append(_complete(dict(e), docs.get(e["name"], {}), g.get(e["name"], {}), plans,
+                              log))
     for name in wanted(set(ebs6) | set(g) | set(docs)):
         if name in KEPT:
             continue
-        entry = _new(name, ebs6.get(name), docs.get(name, {}), g.get(name, {}), od, ri3,
+        entry = _new(name, ebs6.get(name), docs.get(name, {}), g.get(name, {}), od, plans,
                      old_gen, log)
         if entry is not None:
             rows.append(entry)
@@ -300,13 +331,19 @@ def _network(entry: dict[str, Any], doc: dict[str, Any], gd: dict[str, Any]) -> 
     sources["network_baseline_gbps"] = sources["network_burst_gbps"] = tag
 
 
-def _plans(entry: dict[str, Any], ri3: dict[str, float], log: list[str]) -> None:
-    if entry["name"] in ri3:
-        entry["plan_hourly_usd"] = {"3yr-reserved": ri3[entry["name"]]}
-        entry["sources"][DERIVED_3YR] = "S33"
-    else:
-        entry["plan_hourly_usd"] = {}
-        log.append(f"{entry['name']}: no 3yr-reserved price in S33")
+def _plans(entry: dict[str, Any], plans: dict[str, dict[str, float]], log: list[str]) -> None:
+    """Each plan's effective hourly rate where its source has one; a plan it lacks is left out
+    (a sizing under that plan does not consider the type) and logged."""
+    name = entry["name"]
+    entry["plan_hourly_usd"] = {}
+    for plan, tag in PLAN_TAGS.items():
+        key = f"plan_hourly_usd.{plan}"
+        if name in plans[plan]:
+            entry["plan_hourly_usd"][plan] = plans[plan][name]
+            entry["sources"][key] = tag
+        else:
+            entry["sources"].pop(key, None)
+            log.append(f"{name}: no {plan} price in {tag}")
 
 
 # S6's rows for types where EBS optimization is optional give 64 IOPS per MB/s on every row
@@ -357,7 +394,7 @@ def _old_ebs(entry: dict[str, Any]) -> None:
 
 
 def _complete(entry: dict[str, Any], doc: dict[str, Any], gd: dict[str, Any],
-              ri3: dict[str, float], log: list[str]) -> dict[str, Any]:
+              plans: dict[str, dict[str, float]], log: list[str]) -> dict[str, Any]:
     """An existing entry keeps every figure; it gains what it lacks (arch, network, plans)."""
     entry["sources"] = dict(entry.get("sources", {}))
     entry["notes"] = [n for n in entry.get("notes", []) if not n.startswith("Network bandwidth:")]
@@ -369,12 +406,12 @@ def _complete(entry: dict[str, Any], doc: dict[str, Any], gd: dict[str, Any],
         entry["sources"]["nitro"] = "S31"
     _network(entry, doc, gd)
     _old_ebs(entry)
-    _plans(entry, ri3, log)
+    _plans(entry, plans, log)
     return _ordered(entry)
 
 
 def _new(name: str, ebs6: dict[str, Any] | None, doc: dict[str, Any], gd: dict[str, Any],
-         od: dict[str, float], ri3: dict[str, float], old_gen: set[str],
+         od: dict[str, float], plans: dict[str, dict[str, float]], old_gen: set[str],
          log: list[str]) -> dict[str, Any] | None:
     family = name.split(".")[0]
     sources: dict[str, str] = {}
@@ -412,7 +449,7 @@ def _new(name: str, ebs6: dict[str, Any] | None, doc: dict[str, Any], gd: dict[s
     entry["store"] = store or None
     _network(entry, doc, gd)
     _old_ebs(entry)
-    _plans(entry, ri3, log)
+    _plans(entry, plans, log)
     return _ordered(entry)
 
 

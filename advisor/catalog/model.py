@@ -17,12 +17,16 @@ EbsOptimization = Literal["default", "optional", "unsupported"]
 Arch = Literal["x86_64", "arm64"]
 # How an instance is paid for. "on-demand" is `InstanceType.hourly_usd`; the others are effective
 # hourly rates in `InstanceType.plan_hourly_usd` where a source gives one (the built-in catalog has
-# 3yr-reserved from service-capacity-modeling; 1yr-reserved and savings-plan have no source yet).
+# 1yr-reserved from an ec2instances.info extract and 3yr-reserved from service-capacity-modeling,
+# both All Upfront; savings-plan has no per-type source yet).
 PricingPlan = Literal["on-demand", "1yr-reserved", "3yr-reserved", "savings-plan"]
 PRICING_PLANS: tuple[PricingPlan, ...] = ("on-demand", "1yr-reserved", "3yr-reserved",
                                           "savings-plan")
 # The plans `--pricing` offers: those the built-in catalog has a source for.
-OFFERED_PLANS: tuple[PricingPlan, ...] = ("on-demand", "3yr-reserved")
+OFFERED_PLANS: tuple[PricingPlan, ...] = ("on-demand", "1yr-reserved", "3yr-reserved")
+PRICING_HELP = ("how instances are paid for: on-demand, 1yr-reserved or 3yr-reserved (All Upfront "
+                "standard RI as an effective hourly rate: the plans the catalog has a source for; "
+                "a type with no price under the plan is not considered)")
 # Source tags that mean "no source": answers resting on such a figure say so.
 UNVERIFIED_TAGS = ("unsourced", "unverified")
 

@@ -1,11 +1,15 @@
 """`advisor catalog instances|volumes`: what the built-in (and user) catalog holds."""
 
-from enum import Enum
-from typing import Annotated
+from typing import Any
 
 import typer
 
-from advisor.catalog.describe import instances_filtered, instances_json, volumes_json
+from advisor.catalog.describe import (
+    InstanceFilter,
+    instances_filtered,
+    instances_json,
+    volumes_json,
+)
 from advisor.catalog.model import VolumeType
 from advisor.cli.common import (
     CatalogOpt,
@@ -22,7 +26,8 @@ from advisor.cli.common import (
     text_column,
     write_out,
 )
-from advisor.errors import InvalidInput
+from advisor.cli.options import fixed, with_options
+from advisor.options import declared
 
 catalog_app = typer.Typer(help="List the instance and volume types the advisor knows, with "
                           "prices and limits (us-east-1 built in; add your own with --catalog).",
@@ -33,34 +38,17 @@ def register(app: typer.Typer) -> None:
     app.add_typer(catalog_app, name="catalog")
 
 
-class Arch(str, Enum):
-    x86_64 = "x86_64"
-    arm64 = "arm64"
-
-
-FamilyOpt = Annotated[list[str] | None, typer.Option(
-    "--family", help="only these families (repeat, or comma-separated: r7g,m7g)")]
-ArchOpt = Annotated[Arch | None, typer.Option("--arch", help="only this architecture")]
-MinMemoryOpt = Annotated[float, typer.Option("--min-memory-gib", min=0, max=1e9,
-                                             help="only types with at least this much memory")]
-MinVcpuOpt = Annotated[int, typer.Option("--min-vcpu", min=0, max=100_000,
-                                         help="only types with at least this many vCPUs")]
-
-
+# --family, --arch, --min-memory-gib, --min-vcpu: generated from the filter's declarations,
+# as GET /v1/catalog/instances's query parameters are.
 @catalog_app.command("instances", help="Instance types: vCPU, memory, architecture, prices "
                      "(on-demand and the plans with a source), EBS caps, network, instance store; "
                      "--format json adds every figure's source.")
-def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
-              out: OutOpt = None, family: FamilyOpt = None, arch: ArchOpt = None,
-              min_memory_gib: MinMemoryOpt = 0.0, min_vcpu: MinVcpuOpt = 0) -> None:
+@with_options(declared(InstanceFilter), fixed("fmt", FormatOpt, Format.table),
+              fixed("catalog", CatalogOpt, None), fixed("out", OutOpt, None))
+def instances(*, fmt: Format, catalog: Any, out: Any, **filters: Any) -> None:
+    flt = InstanceFilter(**filters)
     cat = load(catalog)
-    families = tuple(f.strip() for text in family or () for f in text.split(",") if f.strip())
-    unknown = sorted(set(families) - {i.family for i in cat.instance_types.values()})
-    if unknown:
-        raise InvalidInput(f"--family: {', '.join(unknown)[:80]} not in the catalog (families: "
-                           f"{', '.join(sorted({i.family for i in cat.instance_types.values()}))})")
-    data = instances_json(cat, families=families, arch=arch.value if arch else None,
-                          min_memory_gib=min_memory_gib, min_vcpu=min_vcpu)
+    data = instances_json(cat, flt)
     write_out(out, data)
     if fmt is Format.json:
         emit_json(data)
@@ -77,24 +65,24 @@ def instances(fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
     if not narrow:
         text_column(table, "arch")
     for col in ("vCPU", "GiB", *(() if narrow else ("$/h",)), "$/month",
-                *(() if narrow else ("3yr\n$/month",)), "EBS IOPS\nbase/max",
+                *(() if narrow else ("1yr\n$/month", "3yr\n$/month")), "EBS IOPS\nbase/max",
                 "EBS MB/s\nbase/max", *(() if narrow else ("net Gb/s\nbase/burst",))):
         num_column(table, col)
     text_column(table, "instance\nstore")
-    for i in instances_filtered(cat, families=families, arch=arch.value if arch else None,
-                                min_memory_gib=min_memory_gib, min_vcpu=min_vcpu):
+    for i in instances_filtered(cat, flt):
         e = i.ebs
         store = "-"
         if i.store:  # narrow: NVMe, the usual kind, goes unsaid (the caption says so)
             kind = "" if narrow and i.store.kind == "nvme" else f" {i.store.kind.upper()}"
             store = f"{i.store.count}x{i.store.size_gb:g}{kind}"
-        ri3 = i.plan_usd("3yr-reserved")
+        plans = tuple(f"{usd * 730:,.2f}" if (usd := i.plan_usd(p)) is not None else "-"
+                      for p in ("1yr-reserved", "3yr-reserved"))
         net = (f"{i.network_baseline_gbps:g}/{i.network_burst_gbps or i.network_baseline_gbps:g}"
                if i.network_baseline_gbps is not None else "n/a")
         table.add_row(i.name, *(() if narrow else (i.arch,)), str(i.vcpu), f"{i.memory_gib:g}",
                       *(() if narrow else (f"{i.hourly_usd:.4g}",)),
                       f"{i.hourly_usd * 730:,.2f}",
-                      *(() if narrow else (f"{ri3 * 730:,.2f}" if ri3 is not None else "-",)),
+                      *(() if narrow else plans),
                       (f"{e.baseline_iops:,.0f}/{e.max_iops:,.0f}" + ("*" if e.burst else ""))
                       if e else "no EBS-opt.",
                       f"{e.baseline_mbs:,.0f}/{e.max_mbs:,.0f}" if e else "-",

@@ -5,7 +5,7 @@ from typing import Annotated, Any, cast
 
 import typer
 
-from advisor.catalog.model import OFFERED_PLANS, PricingPlan
+from advisor.catalog.model import OFFERED_PLANS, PRICING_HELP, PricingPlan
 from advisor.cli.common import (
     CatalogOpt,
     Format,
@@ -35,19 +35,21 @@ def register(app: typer.Typer) -> None:
 Pricing = Enum("Pricing", {p.replace("-", "_"): p for p in OFFERED_PLANS}, type=str)  # type: ignore[misc]
 ON_DEMAND = Pricing("on-demand")
 PricingOpt = Annotated[Pricing, typer.Option(
-    "--pricing", case_sensitive=False,
-    help="how the instance is paid for: on-demand, or 3yr-reserved (3-yr All Upfront, "
-    "effective hourly; the plans the catalog has a source for)")]
+    "--pricing", case_sensitive=False, help=PRICING_HELP)]
 
 
 def layout(spec: Annotated[str, typer.Argument(help=SPEC_HELP, show_default=False)],
            fmt: FormatOpt = Format.table, catalog: CatalogOpt = None,
            out: OutOpt = None, pricing: PricingOpt = ON_DEMAND) -> None:
-    from advisor.catalog.pricing import with_plan
+    from advisor.catalog.pricing import require_plan_price, with_plan
     from advisor.layout import resolve
     from advisor.layout.describe import describe
+    from advisor.layout.spec import parse_spec
 
-    cat = with_plan(load(catalog), cast(PricingPlan, pricing.value))
+    plan = cast(PricingPlan, pricing.value)
+    base = load(catalog)
+    require_plan_price(base, plan, parse_spec(spec).instance)
+    cat = with_plan(base, plan)
     data = describe(resolve(spec, cat), cat)
     write_out(out, data)
     if fmt is Format.json:

@@ -5,6 +5,7 @@ from typing import Annotated, Any
 
 import typer
 
+from advisor.catalog.pricing import unpriced_text
 from advisor.cli.common import (
     CatalogOpt,
     Format,
@@ -30,7 +31,6 @@ from recommend.result import (
     MysqlDeployment,
     MysqlSizeResult,
     SizeResult,
-    variability_summary,
 )
 
 HELP = """Recommend the cheapest instance + storage layout that meets your SLO.
@@ -226,7 +226,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
     table.add_row("deployment", rec.deployment)
     table.add_row("monthly cost", f"{usd(rec.monthly_usd)}" + _breakdown(rec)
                   + (f"; instances priced {r.request.pricing}"
-                     if r.request.pricing != "on-demand" else ""))
+                     if r.request.pricing != "on-demand" else "")
+                  + (f" ({unpriced_text(r.unpriced, r.request.pricing)})"
+                     if r.unpriced else ""))
     if isinstance(rec, MysqlDeployment):
         table.add_row("p99 at target", _p99_text(rec))
         table.add_row("max tps at SLO", f"{rec.max_tps_at_slo:,} (headroom "
@@ -234,7 +236,10 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
                                                       if rec.knee_engine != "analytic" else ""))
         table.add_row("verified (DES)", verified_text(rec))
         if rec.variability is not None:
-            table.add_row("variability", variability_summary(rec.variability))
+            v = rec.variability
+            table.add_row("variability", f"p99 at headroom {v.p99_ms:,.2f} ms with slow "
+                          f"episodes (default), {v.p99_ms_steady:,.2f} ms without: "
+                          f"{v.cost_ms:+,.2f} ms")
     elif rec.act is not None:
         table.add_row("ACT", rec.act.text)
     table.add_row("bottleneck", rec.bottleneck)

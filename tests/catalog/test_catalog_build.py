@@ -108,6 +108,50 @@ def test_every_type_has_a_sourced_3yr_reserved_price_below_on_demand() -> None:
         assert 0 < ri < i.hourly_usd, i.name
 
 
+# S34 (the 2023-08-30 ec2instances.info extract) predates these types: no 1yr-reserved price.
+NO_1YR = {*(f"{f}.{s}" for f in ("c7i", "r7i") for s in
+            ("large", "xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge")),
+          "i4i.12xlarge", "x2idn.16xlarge", "x2idn.24xlarge", "x2idn.32xlarge"}
+
+
+def _s34_rows() -> dict[str, dict[str, str]]:
+    text = (ROOT / "scripts/catalog_sources/ec2-instances-info_generated_instances_data.txt"
+            ).read_text("utf-8")
+    rows = [dict(p.split(": ", 1) for p in line.split(",\t") if ": " in p)
+            for line in text.splitlines()]
+    return {r["Instance type"]: r for r in rows if "Instance type" in r}
+
+
+def test_1yr_reserved_is_s34_where_its_on_demand_price_is_s32s() -> None:
+    """Every type S34 lists is priced under 1yr-reserved at S34's 1-yr All Upfront rate, and
+    S34's on-demand price for it equals the catalog's (S32, 2026): the snapshot is not stale for
+    these types. Each rate lies between the 3-yr rate and on-demand. The types S34 lacks have no
+    1yr-reserved price and no source tag for one."""
+    s34 = _s34_rows()
+    for i in CATALOG.instance_types.values():
+        ri1 = i.plan_usd("1yr-reserved")
+        if i.name in NO_1YR:
+            assert i.name not in s34
+            assert ri1 is None
+            assert "plan_hourly_usd.1yr-reserved" not in i.sources
+            continue
+        row = s34[i.name]
+        assert float(row["Linux OD cost in us-east-1"]) == i.hourly_usd, i.name
+        assert ri1 == float(row["Linux Standard RI 1y AllUpfront cost in us-east-1"]), i.name
+        assert i.sources["plan_hourly_usd.1yr-reserved"] == "S34"
+        assert 0 < i.plan_usd("3yr-reserved") < ri1 < i.hourly_usd, i.name  # type: ignore[operator]
+
+
+def test_r7g_and_m5_large_1yr_rates() -> None:
+    """r7g.large 1-yr All Upfront $0.066096/h (579 $ upfront / 8,760 h), 38 % below on-demand;
+    m5.large $0.056393/h, 41 % below [S34]."""
+    r7g, m5 = CATALOG.instance_types["r7g.large"], CATALOG.instance_types["m5.large"]
+    assert r7g.plan_usd("1yr-reserved") == 0.066096
+    assert m5.plan_usd("1yr-reserved") == 0.056393
+    assert 1 - 0.066096 / r7g.hourly_usd == pytest.approx(0.383, abs=0.001)
+    assert 1 - 0.056393 / m5.hourly_usd == pytest.approx(0.413, abs=0.001)
+
+
 def _scm_shapes() -> dict[str, dict[str, Any]]:
     spec = importlib.util.find_spec("service_capacity_modeling")
     # a test dependency (pip install -e '.[test]'): its absence fails, never skips

@@ -55,7 +55,34 @@ def test_csv_has_one_row_per_type(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_unknown_family_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     """An unknown family: exit 2 and one line naming the catalog's families."""
-    assert main(["catalog", "instances", "--family", "r9z"]) == 2
+    assert main(["catalog", "instances", "--family", "r7g,r9z"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: --family: r9z not in the catalog (families: c1, ")
+    assert err.startswith("error: --family 'r9z': not in the catalog (families: c1, ")
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("--arch", "sparc"), "error: --arch 'sparc': choose x86_64 or arm64\n"),
+    (("--min-vcpu", "-1"), "error: --min-vcpu -1: must be 0 or more\n"),
+    (("--min-memory-gib", "nan"), "error: --min-memory-gib nan: must be a finite number\n"),
+    (("--min-memory-gib", "2e9"), "error: --min-memory-gib 2000000000: at most 1,000,000,000\n"),
+])
+def test_bad_filter_values_are_one_line_exit_2(capsys: pytest.CaptureFixture[str],
+                                                args: tuple[str, ...], line: str) -> None:
+    """Out-of-range or unknown filter values: exit 2, one line naming the option (the checks
+    the API's query parameters get too)."""
+    assert main(["catalog", "instances", *args]) == 2
+    assert capsys.readouterr().err == line
+
+
+def test_json_has_the_1yr_rate_where_s34_gives_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """r7g rows carry a 1yr-reserved rate between the 3-yr one and on-demand, tagged S34; r7i
+    rows carry none (S34 predates the family) and no tag for one."""
+    for r in _json(capsys, "--family", "r7g,r7i"):
+        plans = r["plan_hourly_usd"]
+        if r["name"].startswith("r7g."):
+            assert plans["3yr-reserved"] < plans["1yr-reserved"] < r["hourly_usd"]
+            assert r["sources"]["plan_hourly_usd.1yr-reserved"] == "S34"
+        else:
+            assert "1yr-reserved" not in plans
+            assert "plan_hourly_usd.1yr-reserved" not in r["sources"]
