@@ -14,7 +14,7 @@ and a report can all ask for it.
 import math
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,7 +33,15 @@ from advisor.sim.analytic.mix import Mix, device_key, mix_cost
 from advisor.sim.analytic.phases import load_at
 from advisor.sim.analytic.waits import DEVICE_OPS
 from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
-from advisor.sim.plan import KIND_DEVICE, KIND_MIB, SimPlan, compile_plan, judge_buckets, steady
+from advisor.sim.plan import (
+    KIND_DEVICE,
+    KIND_MIB,
+    SimPlan,
+    compile_plan,
+    judge_buckets,
+    steady,
+    with_member_slow,
+)
 from advisor.sim.stats import LatencyStats
 from recommend.candidates import Demand, candidate_specs
 from recommend.request import MysqlSizeRequest
@@ -45,6 +53,9 @@ from workloads.mysql_run import (
     cpu_utilisation,
     flush_throttle_lag_s,
 )
+
+if TYPE_CHECKING:
+    from advisor.sim.des import RawLevel
 
 UTILISATION_LIMIT = 0.95
 KneeKey = tuple[str | None, int, bool]  # (replica spec, replicas, confirmed by the DES)
@@ -63,6 +74,9 @@ BACKGROUND_LAG_LIMIT_S = 1.0
 MAX_DES_CANDIDATES = 100  # bound per sizing: role candidates the event simulation verifies
 KNEE_STEP = 0.93  # the DES knee steps the analytic knee down by 7 % until the DES agrees
 KNEE_STEPS = 6
+# The forced-episode run (`des_episode`): strata of the uniformly drawn speed loss. With 8, the
+# long-run p99 of the main job's master (m6g.large:raid0:2xgp3) is within 0.2 % of 64 strata's.
+EPISODE_STRATA = 8
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365}  # Student's t
 
 
@@ -456,12 +470,12 @@ def _des_load(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: i
 
 
 def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, tps: float,
-             measured: TxnIo | None, label: str, runs: int | None = None) -> DesLoad:
+             measured: TxnIo | None, label: str, runs: int | None = None,
+             keep: list[LatencyStats] | None = None) -> DesLoad:
     """The server on `plan` (its own, or that plan without slow episodes) in the event
     simulation at `tps`: `runs` replications (seeds seed, seed + 1, ...), or 2 to
-    DES_REPLICATIONS stopping once the interval lies wholly on one side of the SLO."""
-    from advisor.sim.des import run_des
-
+    DES_REPLICATIONS stopping once the interval lies wholly on one side of the SLO. `keep`
+    receives each replication's request latencies."""
     server = server_for(req, c.layout, c.role, replicas, tps, measured)
     measured_s = des_seconds(server)
     pooled = LatencyStats()
@@ -469,13 +483,11 @@ def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, 
     lag = 0.0
     ci = (0.0, 0.0)
     for k in range(runs or DES_REPLICATIONS):
-        # The same event simulation as `advisor simulate --workload mysql`: page flushing
-        # follows the transactions run, and writes are held past InnoDB's sync-flush point.
-        raw = run_des(plan, server, duration_s=DES_WARMUP_S + measured_s,
-                      seed=req.seed + k, warmup_s=DES_WARMUP_S, couple_background=True,
-                      throttle_lag_s=flush_throttle_lag_s(server, c.layout))
+        raw = _des_replication(c, plan, server, req.seed + k, measured_s)
         stats = raw.request_latency["all"]
         pooled.merge(stats)
+        if keep is not None:
+            keep.append(stats)
         if stats.n:
             p99s.append(stats.quantile_s(99) * 1000)
         lag = max(lag, raw.background_lag_s)
@@ -487,6 +499,18 @@ def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, 
     return DesLoad(load=label, tps=round(tps, 2), p99_ms=round(p99, 3), p99_ci95_ms=ci,
                     requests=pooled.n, replications=k + 1, background_lag_s=round(lag, 3),
                     passed=ci[1] <= req.p99_ms and lag <= BACKGROUND_LAG_LIMIT_S)
+
+
+def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int,
+                     measured_s: float) -> "RawLevel":
+    """One replication: `measured_s` seconds after the warm-up, with `seed`."""
+    from advisor.sim.des import run_des
+
+    # The same event simulation as `advisor simulate --workload mysql`: page flushing follows
+    # the transactions run, and writes are held past InnoDB's sync-flush point.
+    return run_des(plan, server, duration_s=DES_WARMUP_S + measured_s, seed=seed,
+                   warmup_s=DES_WARMUP_S, couple_background=True,
+                   throttle_lag_s=flush_throttle_lag_s(server, c.layout))
 
 
 def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:
@@ -538,10 +562,11 @@ def des_check(c: Candidate, req: MysqlSizeRequest,
 
 
 def des_steady(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
-               measured: TxnIo | None) -> DesLoad | None:
+               measured: TxnIo | None, keep: list[LatencyStats] | None = None) -> DesLoad | None:
     """The candidate's headroom check re-run without its volumes' slow episodes (every volume at
     its usual speed all the time), with the same seeds and replications as the check it has; the
-    check itself when its device model has no slow episodes; None when it was not checked."""
+    check itself when its device model has no slow episodes (then `keep` stays empty); None when
+    it was not checked. `keep` receives each re-run replication's request latencies."""
     loads: tuple[DesLoad, ...] = c.details.get("des_loads", ())
     head = next((x for x in loads if x.load == "headroom"), None)
     if head is None:
@@ -550,7 +575,47 @@ def des_steady(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: 
     if not plan.variable:
         return head
     return _des_run(c, steady(plan), req, replicas, req.target_tps, measured, "headroom",
-                    runs=head.replications)
+                    runs=head.replications, keep=keep)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpisodeRun:
+    """One stratum of the forced-episode run: one member slowed by `loss` for the whole run."""
+
+    loss: float  # speed loss, 0..1 (service x 1 / (1 - loss))
+    member: int
+    latency: LatencyStats  # its requests after the warm-up
+    background_lag_s: float
+
+
+def des_episode(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
+                measured: TxnIo | None) -> tuple[EpisodeRun, ...]:
+    """The candidate at the headroom load with one of its volumes in a slow episode for the
+    whole run and the others at their usual speed: what the server does during an episode.
+
+    The model draws each episode's speed loss uniformly from 0 to the profile's largest
+    (`LatencyProfile.slow_factor`), so the run is EPISODE_STRATA strata, stratum k at the
+    midpoint of the k-th equal slice of that range, on member k mod members (seed seed + k);
+    together they last the headroom check's measured time (its replications x their length),
+    each after its own warm-up. Empty when the device model has no slow episodes or the
+    candidate was not checked."""
+    loads: tuple[DesLoad, ...] = c.details.get("des_loads", ())
+    head = next((x for x in loads if x.load == "headroom"), None)
+    plan = c.plan(catalog)
+    if head is None or not plan.variable:
+        return ()
+    server = server_for(req, c.layout, c.role, replicas, req.target_tps, measured)
+    seconds = head.replications * des_seconds(server) / EPISODE_STRATA
+    largest = 1 - 1 / plan.profile.slow_factor
+    out = []
+    for k in range(EPISODE_STRATA):
+        loss = largest * (k + 0.5) / EPISODE_STRATA
+        member = k % plan.members
+        raw = _des_replication(c, with_member_slow(plan, loss, member), server, req.seed + k,
+                               seconds)
+        out.append(EpisodeRun(loss=loss, member=member, latency=raw.request_latency["all"],
+                              background_lag_s=raw.background_lag_s))
+    return tuple(out)
 
 
 def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,

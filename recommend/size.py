@@ -17,8 +17,6 @@ from recommend.mysql_search import (
     bottleneck_of,
     deployment_knee,
     des_check,
-    des_seconds,
-    des_steady,
     passes_des,
     search_role,
     server_for,
@@ -33,10 +31,9 @@ from recommend.result import (
     MysqlSizeResult,
     Rejection,
     SearchStats,
-    SteadyCheck,
-    Variability,
     bottleneck_text,
 )
+from recommend.variability import variability
 from workloads.mysql import TxnIo
 from workloads.mysql_run import apply_capacity_tps
 
@@ -166,55 +163,6 @@ def _durability(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
                           loss_window=window)
 
 
-def _variability(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
-                 measured: TxnIo | None) -> Variability | None:
-    """How much of the tail the volumes' slow episodes cost the deployment: each server's
-    verified headroom check (slow episodes on, the default) beside the same check without them
-    (same seeds and replications; one extra event simulation per server whose device model has
-    them). None when no server was checked in the event simulation."""
-    rows = []
-    for c in dep.servers():
-        with_ = next((x for x in c.details.get("des_loads", ()) if x.load == "headroom"), None)
-        without = des_steady(c, catalog, req, dep.replicas, measured)
-        if with_ is None or without is None:
-            continue
-        plan = c.plan(catalog)
-        seconds = des_seconds(server_for(req, c.layout, c.role, dep.replicas, req.target_tps,
-                                         measured))
-        prof = plan.profile
-        chance = (1 - (1 - prof.slow_share) ** (plan.members * with_.replications
-                                                 * (1 + seconds / prof.slow_episode_s))
-                  if plan.variable else 0.0)
-        rows.append(SteadyCheck(role=c.role, p99_ms=with_.p99_ms, p99_ci95_ms=with_.p99_ci95_ms,
-                                p99_ms_steady=without.p99_ms,
-                                p99_ci95_ms_steady=without.p99_ci95_ms,
-                                replications=with_.replications, seconds=round(seconds, 1),
-                                variable=plan.variable, episode_chance=round(chance, 4),
-                                passed_steady=without.passed))
-    if not rows:
-        return None
-    on = max(r.p99_ms for r in rows)
-    off = max(r.p99_ms_steady for r in rows)
-    cost = on - off
-    if not any(r.variable for r in rows):
-        text = ("no server's volumes have slow episodes in the device model (none on instance "
-                "store, nor on volume types without data for them): the p99 at the headroom "
-                f"load {req.target_tps:,.0f} tps, {on:,.2f} ms, is the same without variability")
-    else:
-        share = f" ({cost / on:.0%} of it)" if on > 0 and cost > 0 else ""
-        chance = 1 - math.prod(1 - r.episode_chance for r in rows)
-        text = (f"with the volumes' slow episodes (on by default) the slowest server's p99 at "
-                f"the headroom load {req.target_tps:,.0f} tps is {on:,.2f} ms; with every volume "
-                f"at its usual speed all the time (same seeds) {off:,.2f} ms: variability "
-                f"{'adds' if cost >= 0 else 'changes it by'} {cost:+,.2f} ms{share}. The "
-                f"verification runs are short beside the episodes (" + ", ".join(
-                    f"{r.role} {r.replications} x {r.seconds:g} s" for r in rows if r.variable)
-                + f"): a slow episode falls within them with probability ~{chance:.0%}, so "
-                "this says whether one did at these seeds; a p99 taken over weeks includes them")
-    return Variability(tps=round(req.target_tps, 2), p99_ms=on, p99_ms_steady=off,
-                       cost_ms=round(cost, 3), servers=tuple(rows), text=text)
-
-
 def _lowest_p99(rejected: list[Candidate]) -> tuple[float, str] | None:
     """The lowest p99 a deployment could have among the rejected candidates: a deployment is as
     slow as its slowest server, so the role whose best candidate is slowest sets it (a replica's
@@ -338,7 +286,8 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
                             best_p99_ms=None if low is None else low[0],
                             best=None if low is None else low[1])
     rec = _deployment(best, req, catalog, measured, des_knee=True)
-    rec = replace(rec, variability=_variability(best, req, catalog, measured))
+    rec = replace(rec, variability=variability(best.servers(), req, catalog, best.replicas,
+                                                measured))
     alts = _alternatives(deployments, best, req, catalog, measured, good)
     rejected = [c for c in searched if c.reason]  # with those the alternatives' checks rejected
     role_price = {"master": best.master.monthly_usd,

@@ -31,6 +31,7 @@ from recommend.result import (
     MysqlDeployment,
     MysqlSizeResult,
     SizeResult,
+    variability_summary,
 )
 
 HELP = """Recommend the cheapest instance + storage layout that meets your SLO.
@@ -236,10 +237,7 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
                                                       if rec.knee_engine != "analytic" else ""))
         table.add_row("verified (DES)", verified_text(rec))
         if rec.variability is not None:
-            v = rec.variability
-            table.add_row("variability", f"p99 at headroom {v.p99_ms:,.2f} ms with slow "
-                          f"episodes (default), {v.p99_ms_steady:,.2f} ms without: "
-                          f"{v.cost_ms:+,.2f} ms")
+            table.add_row("variability", variability_summary(rec.variability))
     elif rec.act is not None:
         table.add_row("ACT", rec.act.text)
     table.add_row("bottleneck", rec.bottleneck)

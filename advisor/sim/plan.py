@@ -265,6 +265,28 @@ def steady(plan: SimPlan) -> SimPlan:
     return replace(plan, dev_slow=np.zeros_like(plan.dev_slow), notes=list(plan.notes))
 
 
+def with_member_slow(plan: SimPlan, loss: float, member: int = 0) -> SimPlan:
+    """The plan without slow episodes (`steady`) but for member `member`, in one for the whole
+    run at speed loss `loss` (0 <= loss < 1): its service times x 1 / (1 - loss), as the event
+    kernel multiplies them in a slow slot (the device's latency draw and its transfer alike; the
+    flush after a write and the rate limits are not slowed, there or here)."""
+    if not 0.0 <= loss < 1.0:
+        raise ValueError(f"speed loss {loss!r} is not in [0, 1)")
+    if not 0 <= member < plan.members:
+        raise ValueError(f"member {member} is not one of the plan's {plan.members}")
+    base = steady(plan)
+    log_f = -math.log1p(-loss)
+    mu, lo, hi = base.dev_mu.copy(), base.dev_tail_lo.copy(), base.dev_tail_hi.copy()
+    mu[member] += log_f
+    lo[member] += log_f
+    hi[member] += log_f
+    xfer = base.dev_xfer_bps.copy()
+    xfer[member] *= 1.0 - loss
+    return replace(base, dev_mu=mu, dev_tail_lo=lo, dev_tail_hi=hi, dev_xfer_bps=xfer,
+                   notes=[*base.notes, f"member {member + 1} slowed for the whole run: service "
+                          f"x {1 / (1 - loss):.3g} (speed loss {loss:.0%})"])
+
+
 def at_baseline(plan: SimPlan, buckets: list[int] | None = None, *, why: str) -> SimPlan:
     """The plan with the credit buckets `buckets` (limiter indices; None: all) gone: each runs,
     with every limit its credits gate (gp2 throughput), at its sustained rate from the start,
