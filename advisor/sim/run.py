@@ -16,7 +16,7 @@ from advisor.sim.latency_detail import des_detail
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.sim.result import des_level
 from advisor.sim.results import Level, Load, PatternResult, PatternSummary, Ramp
-from advisor.sim.source import IoPattern
+from advisor.sim.source import DIRTY_RATIO, WRITEBACK_BATCH_BYTES, IoPattern
 
 Engine = Literal["des", "analytic", "auto"]
 RAMP_KEYS = ("iodepth", "threads", "rate", "tps", "x")
@@ -216,5 +216,8 @@ def _cache_notes(pattern: IoPattern) -> tuple[str, ...]:
     return (f"buffered I/O through a {pattern.cache_bytes / 2**30:,.1f} GiB page cache "
             f"({PAGE_CACHE_SHARE:.0%} of the instance's RAM): {how}; writes reach the device "
             + (f"at each fsync (every {pattern.fsync_every_writes} writes), merged where "
-               "sequential" if pattern.fsync_every_writes else "at its pace")
-            + "; IOPS count the tool's reads and writes",)
+               "sequential, and " if pattern.fsync_every_writes else "")
+            + f"whenever the dirty pages reach the dirty limit ({DIRTY_RATIO:.0%} of the cache, "
+            f"{pattern.dirty_limit_bytes / 2**30:,.1f} GiB; Linux's vm.dirty_ratio default): "
+            f"the writer waits while the oldest {WRITEBACK_BATCH_BYTES // 2**20} MiB are written "
+            "back, merged where sequential; IOPS count the tool's reads and writes",)

@@ -5,6 +5,7 @@ Raw patterns (fio, sysbench fileio, ioping) make one-I/O requests; the database 
 All randomness comes from the `numpy.random.Generator` passed in.
 """
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -18,6 +19,13 @@ KIND_READ, KIND_WRITE, KIND_FSYNC = 0, 1, 2  # request kinds (an fsync is neithe
 # hit costs a system call (~2 us) and a copy at ~8 GiB/s.
 READAHEAD_BYTES = 128 * 1024
 MERGE_BYTES = 512 * 1024
+# Dirty pages (Linux defaults, from the kernel's documentation of vm.dirty_ratio: 20 % of the
+# dirtyable memory, taken here as the page cache): past the limit a writer is throttled
+# (balance_dirty_pages) while the flusher writes back the oldest dirty pages, at least
+# MIN_WRITEBACK_PAGES = 4 MiB per inode per pass (fs/fs-writeback.c). Assumptions, unsourced
+# beyond the kernel's defaults; a tuned server (lower dirty_ratio or dirty_bytes) throttles sooner.
+DIRTY_RATIO = 0.20
+WRITEBACK_BATCH_BYTES = 4 * 1024 * 1024
 HIT_BASE_US = 2.0
 COPY_BYTES_PER_US = 8 * 1024**3 / 1e6
 
@@ -112,13 +120,17 @@ class IoPattern:
     # sequential scan larger than the cache finds nothing of its last pass) and otherwise go to
     # the device, sequential ones a readahead window at a time; writes land in the cache and
     # reach the device at the next fsync, all dirty pages at once (merged where physically
-    # sequential), or, with no fsync, at the device's pace (the dirty-page limits throttle the
-    # writer).
+    # sequential); and whenever the dirty pages reach the dirty limit (DIRTY_RATIO of the cache)
+    # the writer waits while the oldest WRITEBACK_BATCH_BYTES of them are written back (merged
+    # where sequential): with no fsync, writes run at memory speed until the limit, then at the
+    # pace of writeback.
     buffered: bool = False
     cache_bytes: int = 0
-    # Offsets of the pages written since the last fsync (state of the source, kept across the
-    # DES's chunks of requests; a tuple, so `dataclasses.replace` copies never share it).
+    # Offsets of the dirty pages, oldest first, and the writes since the last fsync (state of
+    # the source, kept across the DES's chunks of requests; a tuple, so `dataclasses.replace`
+    # copies never share it).
     dirty: tuple[int, ...] = ()
+    unsynced_writes: int = 0
 
     @property
     def hit_ratio(self) -> float:
@@ -128,6 +140,11 @@ class IoPattern:
         if self.cache_bytes >= self.span_bytes:
             return 1.0
         return self.cache_bytes / self.span_bytes if self.random else 0.0
+
+    @property
+    def dirty_limit_bytes(self) -> int:
+        """Dirty pages the cache holds before a writer is throttled (vm.dirty_ratio)."""
+        return max(self.block_bytes, int(self.cache_bytes * DIRTY_RATIO))
 
     @property
     def hit_us(self) -> float:
@@ -184,7 +201,10 @@ class IoPattern:
         ios: list[tuple[int, int, int]] = []  # (op, size, offset)
         first = [0]
         kinds: list[int] = []
-        pending = list(self.dirty)  # offsets of the dirty pages since the last fsync
+        pending = deque(self.dirty)  # offsets of the dirty pages, oldest first
+        unsynced = self.unsynced_writes
+        limit = max(1, self.dirty_limit_bytes // self.block_bytes)  # in pages
+        batch = max(1, WRITEBACK_BATCH_BYTES // self.block_bytes)
         for i in range(count):
             off = int(offset[i])
             if op[i] == OP_READ:
@@ -197,20 +217,23 @@ class IoPattern:
                 else:  # read ahead with the window's first block
                     ios.append((OP_CPU, hit_us, 0))
                 kinds.append(KIND_READ)
-            elif self.fsync_every_writes <= 0:  # no fsync: the writer runs at writeback's pace
-                ios.append((OP_WRITE, self.block_bytes, off))
-                kinds.append(KIND_WRITE)
             else:
                 ios.append((OP_CPU, hit_us, 0))
                 kinds.append(KIND_WRITE)
                 pending.append(off)
-                if len(pending) >= self.fsync_every_writes:
+                unsynced += 1
+                if len(pending) >= limit:  # balance_dirty_pages: wait for a writeback batch
+                    oldest = [pending.popleft() for _ in range(min(batch, len(pending)))]
+                    ios += self._writeback(oldest, flush=False)
+                if 0 < self.fsync_every_writes <= unsynced:
                     first.append(len(ios))
-                    ios += self._writeback(pending)
+                    ios += self._writeback(list(pending))
                     kinds.append(KIND_FSYNC)
                     pending.clear()
+                    unsynced = 0
             first.append(len(ios))
         self.dirty = tuple(pending)
+        self.unsynced_writes = unsynced
         n = len(kinds)
         sched = (poisson_times(rng, self.open_rate, n, t0) if self.open_rate
                  else np.full(n, -1.0))
@@ -219,9 +242,9 @@ class IoPattern:
                         op=arr[:, 0].copy(), size=arr[:, 1].copy(), offset=arr[:, 2].copy(),
                         aux=np.zeros(len(ios), np.int64), kind=np.array(kinds, dtype=np.int64))
 
-    def _writeback(self, pending: list[int]) -> list[tuple[int, int, int]]:
-        """An fsync: every dirty page written at once, physically sequential ones merged into
-        I/Os of up to MERGE_BYTES, then the device's cache flushed."""
+    def _writeback(self, pending: list[int], flush: bool = True) -> list[tuple[int, int, int]]:
+        """Dirty pages written at once, physically sequential ones merged into I/Os of up to
+        MERGE_BYTES, then (an fsync) the device's cache flushed."""
         runs: list[list[int]] = []  # [offset, bytes]
         for off in sorted(set(pending)):
             last = runs[-1] if runs else None
@@ -231,7 +254,7 @@ class IoPattern:
                 runs.append([off, self.block_bytes])
         out = [(OP_WRITE if j == 0 else OP_WRITE_WITH, nbytes, off)
                for j, (off, nbytes) in enumerate(runs)]
-        return [*out, (OP_FLUSH, 0, 0)]
+        return [*out, (OP_FLUSH, 0, 0)] if flush else out
 
     def background(self, rng: np.random.Generator, t0: float, t1: float) -> Background:
         return Background.empty()

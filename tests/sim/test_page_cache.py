@@ -13,7 +13,16 @@ import pytest
 
 from advisor.cli.main import main
 from advisor.sim.patterns import build_pattern
-from advisor.sim.source import MERGE_BYTES, OP_CPU, OP_FLUSH, OP_WRITE, OP_WRITE_WITH, IoPattern
+from advisor.sim.source import (
+    DIRTY_RATIO,
+    MERGE_BYTES,
+    OP_CPU,
+    OP_FLUSH,
+    OP_WRITE,
+    OP_WRITE_WITH,
+    WRITEBACK_BATCH_BYTES,
+    IoPattern,
+)
 
 
 def _simulate(*args: str) -> dict[str, Any]:
@@ -118,3 +127,41 @@ def test_fio_fsync_and_buffered_writes() -> None:
     assert build_pattern(rw="randwrite", fsync=100).fsync_every_writes == 100
     assert _iops(_simulate(*args, "--direct", "0"))[0] == pytest.approx(3000, rel=0.03)
     assert _iops(_simulate(*args))[0] < 2000
+
+
+def test_writes_without_fsync_are_throttled_at_the_dirty_limit() -> None:
+    """No fsync: writes land in the cache until the dirty pages reach the dirty limit (20 % of the
+    cache); then the write that reaches it waits while the oldest 4 MiB are written back (merged
+    where sequential, no device cache flush), and so every 4 MiB after that."""
+    for random in (True, False):
+        pat = IoPattern(name="t", read_fraction=0.0, random=random, block_bytes=16384,
+                        concurrency=1, span_bytes=2**36, buffered=True, cache_bytes=2**25)
+        limit = pat.dirty_limit_bytes // 16384
+        assert limit == int(2**25 * DIRTY_RATIO) // 16384
+        reqs = pat.requests(np.random.default_rng(1), limit + 300, 0.0)
+        assert set(reqs.kind) == {1}  # writes only: no fsync request
+        sizes = np.diff(reqs.first)
+        waited = np.flatnonzero(sizes > 1)
+        batch = WRITEBACK_BATCH_BYTES // 16384
+        assert list(waited) == [limit - 1, limit - 1 + batch]
+        ios = slice(reqs.first[waited[0]] + 1, reqs.first[waited[0] + 1])
+        assert reqs.size[ios].sum() == WRITEBACK_BATCH_BYTES
+        assert OP_FLUSH not in set(reqs.op[ios])
+        if random:
+            assert len(reqs.op[ios]) == batch
+        else:  # the oldest 4 MiB, from offset 0, as 512 KiB I/Os
+            assert len(reqs.op[ios]) == WRITEBACK_BATCH_BYTES // MERGE_BYTES
+            assert reqs.offset[ios].min() == 0
+
+
+def test_buffered_writes_run_at_memory_speed_then_at_the_devices_pace() -> None:
+    """sysbench seqwr with --file-fsync-freq 0 on m5.large (8 GiB: a 1.3 GiB dirty limit) and
+    gp2 (250 MiB/s): a 2 s run reports the memory's speed; over 20 s the run averages the dirty
+    limit's worth at memory speed plus gp2's 250 MiB/s for the rest."""
+    args = ["m5.large:gp2:1000GiB", "--file-test-mode", "seqwr", "--file-fsync-freq", "0",
+            "--file-total-size", "100g", "--threads", "4", "--warmup", "0"]
+    short = _simulate(*args, "--duration", "2")["levels"][0]["throughput_mibps"]
+    long = _simulate(*args, "--duration", "20")["levels"][0]["throughput_mibps"]
+    dirty_mib = 8 * 1024 * 0.8 * DIRTY_RATIO
+    assert short > 500  # the cache's speed, far above gp2
+    assert long == pytest.approx(250 + dirty_mib / 20, rel=0.05)
