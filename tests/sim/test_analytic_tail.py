@@ -169,11 +169,10 @@ AGREE = [  # (layout, data GiB, replicas, tps)
                  marks=pytest.mark.slow),
     pytest.param("r5.xlarge:raid0:2xgp3:35GiB", 50, 1, 1320.0, id="r5.xlarge-raid0-r1-60%",
                  marks=pytest.mark.slow),
+    # Instance-store NVMe: commits are acknowledged from the device's write cache and wait
+    # only for the backlog beyond it, reads for all of it (17 % high when both waited alike).
     pytest.param("r6id.xlarge:store", 50, 1, 2861.0, id="r6id.xlarge-store-r1-30%",
-                 marks=[pytest.mark.slow, pytest.mark.xfail(strict=True, reason=(
-                     "known gap (issues 10, 11): the event kernel acknowledges NVMe writes from "
-                     "the device's write cache; the analytic engine gives reads and writes one "
-                     "wait, so its p99 is 17 % high (2.05 vs 1.74 ms)"))]),
+                 marks=pytest.mark.slow),
     # Near the knee, where a congested limit's queue feeds back on its own requests.
     pytest.param("c5.large:gp2:70GiB", 50, 0, 527.0, id="c5.large-gp2-r0-85%",
                  marks=pytest.mark.slow),

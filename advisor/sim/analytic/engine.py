@@ -122,6 +122,8 @@ def _latencies(plan: SimPlan, mix: Mix, phases: list[Phase], *,
     """(all, read, write) request times over the run's phases."""
     extra = mix.extra_latency_s
     services = (mix.service, mix.read_service, mix.write_service)
+    if any(ph.split is not None for ph in phases):
+        return _split_latencies(plan, mix, phases)
     if not (mix.classes and open_rate) or plan.dev_serial[0]:
         return tuple(latency_dist(mix, phases, d.shifted(extra))  # type: ignore[return-value]
                      for d in services)
@@ -139,6 +141,21 @@ def _latencies(plan: SimPlan, mix: Mix, phases: list[Phase], *,
     if not parts[0]:
         return tuple(d.shifted(extra) for d in services)  # type: ignore[return-value]
     return mixture(parts[0]), mixture(parts[1]), mixture(parts[2])
+
+
+def _split_latencies(plan: SimPlan, mix: Mix, phases: list[Phase]) -> tuple[Dist, Dist, Dist]:
+    """(all, read, write) request times of a raw pattern whose reads and writes wait apart (a
+    device's write-back cache, `phases.open_split` / `closed_split`): every request is a read,
+    a write or a flush (which passes no pacing: its service alone)."""
+    extra = mix.extra_latency_s
+    read = latency_dist(mix, phases, mix.read_service.shifted(extra), 0)
+    write = latency_dist(mix, phases, mix.write_service.shifted(extra), 1)
+    r, df = mix.read_fraction, mix.data_fraction
+    parts = [(df * r, read), (df * (1 - r), write)]
+    if df < 1:
+        flush = Dist(np.array([float(plan.dev_flush_s[0]) + extra]), np.array([1.0]))
+        parts.append((1 - df, flush))
+    return mixture([(p, d) for p, d in parts if p > 0]), read, write
 
 
 def limit_name(plan: SimPlan, l: int) -> str:

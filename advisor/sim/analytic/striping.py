@@ -157,7 +157,10 @@ def striped(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["
         if busy <= 0:
             out.append(w)
             continue
-        out.append(replace(w, dist=dist, p=busy, theta_s=dist.mean / busy))
+        # A write on a device with a write-back cache waits for the backlog beyond it.
+        write = None if w.write_dist is None else Dist(
+            np.maximum(0.0, dist.values - w.write_ahead_s), dist.weights)
+        out.append(replace(w, dist=dist, p=busy, theta_s=dist.mean / busy, write_dist=write))
     return out
 
 
