@@ -8,6 +8,7 @@ threshold percentages against the per-node load.
 from itertools import pairwise
 from typing import Any
 
+from advisor.catalog.pricing import unpriced_text
 from advisor.report.charts import PALETTE, LineChart, Mark, Series, line_chart, responsive
 from advisor.report.commands import measured_note, size_command
 from advisor.report.common import cost_table, fmt_usd, fmt_value, timeline_chart
@@ -285,9 +286,17 @@ def _aerospike_context(result: SizeResult) -> dict[str, Any]:
 
 def _assumptions(result: SizeResult) -> list[str]:
     q = result.request
-    common = [f"Prices: on-demand {result.catalog_version} catalog (us-east-1 unless "
-              "a user catalog says otherwise), 730 hours a month; no reserved or savings-plan "
-              "discounts, no data transfer or snapshot costs.",
+    if q.pricing == "on-demand":
+        prices = (f"Prices: on-demand {result.catalog_version} catalog (us-east-1 unless "
+                  "a user catalog says otherwise), 730 hours a month; no reserved or savings-plan "
+                  "discounts, no data transfer or snapshot costs.")
+    else:  # the plan's rates, as the cost breakdown's notes give their sources
+        prices = (f"Prices: instances {q.pricing} (All Upfront, as an effective hourly rate), EBS "
+                  f"as billed on demand, {result.catalog_version} catalog (us-east-1 unless a "
+                  "user catalog says otherwise), 730 hours a month; no data transfer or snapshot "
+                  "costs" + (f"; {unpriced_text(result.unpriced, q.pricing)}."
+                             if result.unpriced else "."))
+    common = [prices,
               f"Load is sustained {q.peak_hours:g} h a day at the rate asked for: burst "
               "credits only count if they last that long.",
               "The model is only as good as its calibration: check it against a replay or fio "

@@ -204,3 +204,12 @@ def test_size_under_1yr_reserved_names_the_types_it_left_out() -> None:
     for item in items:
         name = item.item.split()[0]
         assert item.unit_usd == CATALOG.instance_types[name].plan_hourly_usd["1yr-reserved"]
+    # the HTML report's assumptions name the plan and the types left out (not "on-demand")
+    from advisor.report.size_view import size_context
+
+    prices = next(a for a in size_context(result, None)["assumptions"]
+                  if a.startswith("Prices:"))
+    assert prices.startswith("Prices: instances 1yr-reserved (All Upfront")
+    assert prices.endswith("; 18 instance types with no sourced 1yr-reserved price not "
+                           "considered: c7i (7 sizes), i4i.12xlarge, r7i (7 sizes), x2idn "
+                           "(3 sizes).")
