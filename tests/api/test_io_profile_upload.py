@@ -11,20 +11,15 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.api.test_cli_parity import cli_json, comparable
+from tests.report.test_measured_profile import INFO, MASTER, REPLICA
 from workloads.io_profile import derive_io_profile, io_profile_document
 from workloads.real.io_profile_file import save_io_profile
-
-# MariaDB 10.11 counters of one replay step (as tests/report/test_measured_profile.py): more page
-# reads per transaction than the model's, so a run with the profile differs from one without.
-INFO = {"version": "10.11.19-MariaDB-0+deb12u1-log", "sync_binlog": "1"}
-MASTER = {"Innodb_buffer_pool_reads": 2000, "Innodb_buffer_pool_read_requests": 50_000,
-          "Innodb_pages_written": 5000, "Innodb_os_log_written": 1_600_000,
-          "Binlog_bytes_written": 1_500_000, "Binlog_group_commits": 900}
-REPLICA = {"Innodb_buffer_pool_reads": 3000, "Innodb_buffer_pool_read_requests": 9_000}
 
 
 @pytest.fixture
 def document() -> dict[str, Any]:
+    """A replay step's profile (the report's test's counters: more page reads per transaction
+    than the model's, so a run with the profile differs from one without), as uploaded JSON."""
     level = {"threads": 4, "offered_tps": None, "achieved_tps": 500.0, "reads": 3000,
              "writes": 990, "heartbeat_writes": 10,
              "status_delta": {"master": MASTER, "replica": REPLICA}}
@@ -33,12 +28,20 @@ def document() -> dict[str, Any]:
     return json.loads(json.dumps(io_profile_document(profile, where="test")))
 
 
-def test_simulate_with_an_uploaded_profile_matches_the_cli(
-        client: TestClient, capsys: pytest.CaptureFixture[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch, document: dict[str, Any]) -> None:
+@pytest.fixture
+def profile_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 document: dict[str, Any]) -> Path:
+    """The document as the file the CLI reads (and the built-in catalog for both sides)."""
     monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
     path = tmp_path / "io.json"
     save_io_profile(document, path)
+    return path
+
+
+def test_simulate_with_an_uploaded_profile_matches_the_cli(
+        client: TestClient, capsys: pytest.CaptureFixture[str], profile_file: Path,
+        document: dict[str, Any]) -> None:
+    path = profile_file
     args = {"spec": "r5.large:gp3:500GiB", "workload": "mysql", "ramp": "tps=200,400",
             "engine": "analytic", "duration": 10}
     cli = cli_json(capsys, "simulate", "r5.large:gp3:500GiB", "--workload", "mysql", "--ramp",
@@ -55,11 +58,9 @@ def test_simulate_with_an_uploaded_profile_matches_the_cli(
 
 @pytest.mark.slow  # two sizings of a small request
 def test_size_with_an_uploaded_profile_matches_the_cli(
-        client: TestClient, capsys: pytest.CaptureFixture[str], tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch, document: dict[str, Any]) -> None:
-    monkeypatch.delenv("ADVISOR_CATALOG", raising=False)
-    path = tmp_path / "io.json"
-    save_io_profile(document, path)
+        client: TestClient, capsys: pytest.CaptureFixture[str], profile_file: Path,
+        document: dict[str, Any]) -> None:
+    path = profile_file
     cli = cli_json(capsys, "size", "--tps", "300", "--reads", "9", "--data-gb", "40",
                    "--io-profile", str(path))
     api = client.post("/v1/size", json={"tps": 300, "reads": 9, "data_gb": 40,
