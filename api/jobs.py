@@ -55,10 +55,10 @@ def size_job(req: Any, catalog: Catalog, profile: Any = None) -> Any:
     from recommend.run import run_size
     from workloads.mysql import measured_io
 
-    measured = None if profile is None else measured_io(profile)
     shape = None if profile is None else profile.shape
-    return _guarded(lambda: to_json(run_size(req, catalog, clock=time.perf_counter,
-                                             measured=measured, measured_shape=shape)))
+    return _guarded(lambda: to_json(run_size(
+        req, catalog, clock=time.perf_counter, measured_shape=shape,
+        measured=None if profile is None else measured_io(profile))))
 
 
 def simulate_job(req: Any, catalog: Catalog, io_budget: float, profile: Any = None) -> Any:
@@ -66,9 +66,9 @@ def simulate_job(req: Any, catalog: Catalog, io_budget: float, profile: Any = No
     from workloads.mysql import measured_io
     from workloads.simulate import run_simulate
 
-    measured = None if profile is None else measured_io(profile)
-    return _guarded(lambda: to_json(run_simulate(req, catalog, io_budget=io_budget,
-                                                 measured=measured)))
+    return _guarded(lambda: to_json(run_simulate(
+        req, catalog, io_budget=io_budget,
+        measured=None if profile is None else measured_io(profile))))
 
 
 # -- in a worker process ------------------------------------------------------------------------

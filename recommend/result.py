@@ -194,10 +194,13 @@ def variability_summary(v: Variability) -> str:
         return (f"p99 at headroom {v.p99_ms:,.2f} ms with slow episodes (default), "
                 f"{v.p99_ms_steady:,.2f} ms without: {v.cost_ms:+,.2f} ms")
     verdict = "meets" if v.meets_slo_long_run else "misses"
-    worst = max(v.servers, key=lambda s: s.p99_ms_long_run or 0.0)
-    if worst.p99_ms_episode is None or worst.episode_share is None:
+    if not any(s.variable for s in v.servers):
         return (f"long-run p99 at headroom {v.p99_ms_long_run:,.2f} ms ({verdict} the SLO): "
                 "no slow episodes in the device model")
+    worst = max(v.servers, key=lambda s: s.p99_ms_long_run or 0.0)
+    if worst.p99_ms_episode is None or worst.episode_share is None:  # steady itself
+        return (f"long-run p99 at headroom {v.p99_ms_long_run:,.2f} ms ({verdict} the SLO; "
+                f"{worst.role}, whose device model has no slow episodes)")
     return (f"long-run p99 at headroom {v.p99_ms_long_run:,.2f} ms ({verdict} the SLO; "
             f"{worst.role}): usual {worst.p99_ms_steady:,.2f} ms, {worst.p99_ms_episode:,.2f} ms "
             f"in a slow episode ({worst.episode_share:.1%} of the time); the verified check "

@@ -135,6 +135,7 @@ def variability(servers: Sequence[Candidate], req: MysqlSizeRequest, catalog: Ca
         episode_s = max(c.plan(catalog).profile.slow_episode_s for c in servers
                         if c.plan(catalog).variable)
         chance = 1 - math.prod(1 - r.episode_chance for r in rows)
+        stratum_s = max(r.replications * r.seconds / EPISODE_STRATA for r in rows if r.variable)
         text = (f"over weeks, with the volumes' slow episodes (on by default), the slowest "
                 f"server's p99 at the headroom load {req.target_tps:,.0f} tps is "
                 f"~{long_run:,.2f} ms, {'within' if meets else 'over'} the {req.p99_ms:g} ms "
@@ -143,7 +144,9 @@ def variability(servers: Sequence[Candidate], req: MysqlSizeRequest, catalog: Ca
                 "shares of time (a point estimate, no interval); the episode state is an "
                 "event simulation with one volume slowed for the whole run, at "
                 f"{EPISODE_STRATA} speed losses spread evenly over the model's uniform "
-                f"0-{largest:.0%}. "
+                f"0-{largest:.0%}, each run ~{stratum_s:,.1f} s after its warm-up: it shows the "
+                "transactions' latency in an episode, not a backlog of page flushing that would "
+                f"build over a whole {episode_s / 60:g}-min episode. "
                 + "".join(f"{w[0].upper()}{w[1:]}. " for w in lag_words)
                 + f"The verified check, with episodes placed by the seed, gave {on:,.2f} ms "
                 f"and {off:,.2f} ms without them ({cost:+,.2f} ms): its runs (" + ", ".join(

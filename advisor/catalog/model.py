@@ -27,6 +27,9 @@ OFFERED_PLANS: tuple[PricingPlan, ...] = ("on-demand", "1yr-reserved", "3yr-rese
 PRICING_HELP = ("how instances are paid for: on-demand, 1yr-reserved or 3yr-reserved (All Upfront "
                 "standard RI as an effective hourly rate: the plans the catalog has a source for; "
                 "a type with no price under the plan is not considered)")
+LAYOUT_PRICING_HELP = ("how the instance is paid for: on-demand, 1yr-reserved or 3yr-reserved "
+                       "(All Upfront standard RI as an effective hourly rate: the plans the "
+                       "catalog has a source for; a type with no price under the plan is refused)")
 # Source tags that mean "no source": answers resting on such a figure say so.
 UNVERIFIED_TAGS = ("unsourced", "unverified")
 

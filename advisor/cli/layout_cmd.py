@@ -5,7 +5,7 @@ from typing import Annotated, Any, cast
 
 import typer
 
-from advisor.catalog.model import OFFERED_PLANS, PRICING_HELP, PricingPlan
+from advisor.catalog.model import LAYOUT_PRICING_HELP, OFFERED_PLANS, PricingPlan
 from advisor.cli.common import (
     CatalogOpt,
     Format,
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
 Pricing = Enum("Pricing", {p.replace("-", "_"): p for p in OFFERED_PLANS}, type=str)  # type: ignore[misc]
 ON_DEMAND = Pricing("on-demand")
 PricingOpt = Annotated[Pricing, typer.Option(
-    "--pricing", case_sensitive=False, help=PRICING_HELP)]
+    "--pricing", case_sensitive=False, help=LAYOUT_PRICING_HELP)]
 
 
 def layout(spec: Annotated[str, typer.Argument(help=SPEC_HELP, show_default=False)],

@@ -5,8 +5,8 @@ Raw patterns (fio, sysbench fileio, ioping) make one-I/O requests; the database 
 All randomness comes from the `numpy.random.Generator` passed in.
 """
 
-from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import islice
 from typing import Protocol
 
 import numpy as np
@@ -126,11 +126,15 @@ class IoPattern:
     # pace of writeback.
     buffered: bool = False
     cache_bytes: int = 0
-    # Offsets of the dirty pages, oldest first, and the writes since the last fsync (state of
-    # the source, kept across the DES's chunks of requests; a tuple, so `dataclasses.replace`
-    # copies never share it).
-    dirty: tuple[int, ...] = ()
+    # The dirty pages by offset, oldest first (a page written again stays where it was and
+    # counts once, as in the kernel), and the writes since the last fsync: state of the source,
+    # kept across the DES's chunks of requests; each pattern (`dataclasses.replace` copies too)
+    # holds its own dict.
+    dirty: dict[int, None] = field(default_factory=dict)
     unsynced_writes: int = 0
+
+    def __post_init__(self) -> None:
+        self.dirty = dict(self.dirty)  # never shared with the pattern it was copied from
 
     @property
     def hit_ratio(self) -> float:
@@ -201,7 +205,7 @@ class IoPattern:
         ios: list[tuple[int, int, int]] = []  # (op, size, offset)
         first = [0]
         kinds: list[int] = []
-        pending = deque(self.dirty)  # offsets of the dirty pages, oldest first
+        pending = self.dirty  # offsets of the dirty pages, oldest first
         unsynced = self.unsynced_writes
         limit = max(1, self.dirty_limit_bytes // self.block_bytes)  # in pages
         batch = max(1, WRITEBACK_BATCH_BYTES // self.block_bytes)
@@ -220,10 +224,12 @@ class IoPattern:
             else:
                 ios.append((OP_CPU, hit_us, 0))
                 kinds.append(KIND_WRITE)
-                pending.append(off)
+                pending.setdefault(off, None)  # a dirty page written again stays one page
                 unsynced += 1
                 if len(pending) >= limit:  # balance_dirty_pages: wait for a writeback batch
-                    oldest = [pending.popleft() for _ in range(min(batch, len(pending)))]
+                    oldest = list(islice(pending, batch))
+                    for page in oldest:
+                        del pending[page]
                     ios += self._writeback(oldest, flush=False)
                 if 0 < self.fsync_every_writes <= unsynced:
                     first.append(len(ios))
@@ -232,7 +238,6 @@ class IoPattern:
                     pending.clear()
                     unsynced = 0
             first.append(len(ios))
-        self.dirty = tuple(pending)
         self.unsynced_writes = unsynced
         n = len(kinds)
         sched = (poisson_times(rng, self.open_rate, n, t0) if self.open_rate

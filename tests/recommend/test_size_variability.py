@@ -292,3 +292,30 @@ def test_a_forced_episode_is_the_kernels_own_episode(catalog: Catalog) -> None:
     assert forced.mean_s == pytest.approx(kernel.mean_s, rel=1e-9)
     assert forced.quantile_s(99) == pytest.approx(kernel.quantile_s(99), rel=1e-9)
     assert forced.quantile_s(99) > usual.quantile_s(99)
+
+
+def test_the_summary_names_episodes_when_only_a_steady_server_is_the_slowest() -> None:
+    """An instance-store master (no episodes) slower over weeks than an EBS replica (episodes):
+    the summary names the steady server as the slowest, and does not say the deployment has no
+    slow episodes; with no variable server at all it says so."""
+    from recommend.result import SteadyCheck, Variability, variability_summary
+
+    def check(role: str, variable: bool, long_run: float) -> SteadyCheck:
+        return SteadyCheck(role=role, p99_ms=long_run, p99_ci95_ms=(long_run, long_run),
+                           p99_ms_steady=long_run, p99_ci95_ms_steady=(long_run, long_run),
+                           replications=2, seconds=10.0, variable=variable,
+                           episode_chance=0.1 if variable else 0.0, passed_steady=True,
+                           episode_share=0.02 if variable else 0.0,
+                           p99_ms_episode=long_run * 2 if variable else None,
+                           p99_ms_long_run=long_run)
+
+    mixed = Variability(tps=800.0, p99_ms=6.0, p99_ms_steady=6.0, cost_ms=0.0,
+                        servers=(check("master", False, 6.0), check("replica", True, 2.0)),
+                        text="", p99_ms_long_run=6.0, meets_slo_long_run=True)
+    words = variability_summary(mixed)
+    assert "no slow episodes in the device model" not in words
+    assert "master, whose device model has no slow episodes" in words
+    steady = Variability(tps=800.0, p99_ms=6.0, p99_ms_steady=6.0, cost_ms=0.0,
+                         servers=(check("master", False, 6.0),), text="",
+                         p99_ms_long_run=6.0, meets_slo_long_run=True)
+    assert "no slow episodes in the device model" in variability_summary(steady)

@@ -165,3 +165,32 @@ def test_buffered_writes_run_at_memory_speed_then_at_the_devices_pace() -> None:
     dirty_mib = 8 * 1024 * 0.8 * DIRTY_RATIO
     assert short > 500  # the cache's speed, far above gp2
     assert long == pytest.approx(250 + dirty_mib / 20, rel=0.05)
+
+
+def test_rewriting_dirty_pages_adds_no_dirty_page() -> None:
+    """A file smaller than the dirty limit is never throttled, however often its pages are
+    written again: a dirty page written again is still one dirty page (fio --size 1g --direct 0
+    on 8 GiB of RAM runs at memory speed)."""
+    pat = IoPattern(name="t", read_fraction=0.0, random=True, block_bytes=4096, concurrency=1,
+                    span_bytes=64 * 2**20, buffered=True, cache_bytes=2**30)
+    assert pat.span_bytes < pat.dirty_limit_bytes
+    rng = np.random.default_rng(1)
+    for _ in range(4):  # 40,000 writes over 16,384 pages, in the DES's chunks
+        reqs = pat.requests(rng, 10_000, 0.0)
+        assert set(np.diff(reqs.first)) == {1}  # every write only a copy into the cache
+    assert len(pat.dirty) <= 16_384
+
+
+def test_a_copied_pattern_keeps_its_own_dirty_pages() -> None:
+    """`dataclasses.replace` (ramp levels, the page cache's size) copies the dirty pages: two
+    patterns never write into one dict."""
+    from dataclasses import replace
+
+    pat = IoPattern(name="t", read_fraction=0.0, random=True, block_bytes=4096, concurrency=1,
+                    span_bytes=2**30, buffered=True, cache_bytes=2**30)
+    pat.requests(np.random.default_rng(1), 10, 0.0)
+    copy = replace(pat)
+    assert copy.dirty == pat.dirty
+    copy.requests(np.random.default_rng(2), 10, 0.0)
+    assert len(pat.dirty) == 10
+    assert len(copy.dirty) == 20
