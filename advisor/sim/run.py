@@ -16,7 +16,7 @@ from advisor.sim.latency_detail import des_detail
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.sim.result import des_level
 from advisor.sim.results import Level, Load, PatternResult, PatternSummary, Ramp
-from advisor.sim.source import DIRTY_RATIO, WRITEBACK_BATCH_BYTES, IoPattern
+from advisor.sim.source import DIRTY_RATIO, MERGE_BYTES, WRITEBACK_BATCH_BYTES, IoPattern
 
 Engine = Literal["des", "analytic", "auto"]
 RAMP_KEYS = ("iodepth", "threads", "rate", "tps", "x")
@@ -127,14 +127,38 @@ def _estimate_ios(plan: SimPlan, pattern: IoPattern, duration_s: float) -> float
 
     if pattern.open_rate:
         return pattern.open_rate * duration_s
-    if pattern.buffered:  # hits run at memory speed, one per thread at a time
-        miss = 1.0 - pattern.hit_ratio
-        device = saturation_iops(plan, replace(pattern, buffered=False))
-        memory = pattern.concurrency / (pattern.hit_us * 1e-6)
-        rate = memory if miss <= 0 else min(memory, device / miss)
-        return rate * duration_s + pattern.concurrency
+    if pattern.buffered:
+        return _estimate_buffered(plan, pattern, duration_s)
     # every I/O in flight is issued before the first completes
     return saturation_iops(plan, pattern) * duration_s + pattern.concurrency
+
+
+def _estimate_buffered(plan: SimPlan, pattern: IoPattern, duration_s: float) -> float:
+    """Requests of a buffered pattern: hits run at memory speed, one per thread at a time; a read
+    that misses waits for the device; a write's page reaches the device at an fsync or at the
+    dirty limit (pages merged up to MERGE_BYTES where sequential, pages written again between
+    fsyncs once), so past the dirty limit's worth writes run at most at the device's write rate
+    times the pages each device I/O carries. An upper bound, for the work budget."""
+    from advisor.sim.analytic import saturation_iops
+
+    memory = pattern.concurrency / (pattern.hit_us * 1e-6)
+    direct = replace(pattern, buffered=False)
+    miss = 1.0 - pattern.hit_ratio
+    reads = memory if miss <= 0 else min(memory, saturation_iops(plan, direct) / miss)
+    span_pages = max(1, pattern.span_bytes // pattern.block_bytes)
+    dirty_pages = pattern.dirty_limit_bytes // pattern.block_bytes
+    every = pattern.fsync_every_writes
+    if every <= 0 and span_pages <= dirty_pages:  # the whole file stays dirty in the cache
+        writes = memory
+    else:
+        flush = saturation_iops(plan, replace(direct, read_fraction=0.0,
+                                              concurrency=max(pattern.concurrency, 1024)))
+        merged = 1 if pattern.random else max(1, MERGE_BYTES // pattern.block_bytes)
+        rewritten = max(1.0, every / span_pages) if every > 0 else 1.0
+        writes = min(memory, flush * merged * rewritten)
+    f = pattern.read_fraction
+    rate = 1.0 / (f / reads + (1.0 - f) / writes)
+    return rate * duration_s + (1.0 - f) * dirty_pages + pattern.concurrency
 
 
 def level_engines(estimates: list[float], engine: Engine) -> list[str]:
