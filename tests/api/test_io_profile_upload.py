@@ -98,3 +98,23 @@ def test_a_profile_with_a_bad_figure_is_a_422(client: TestClient,
     r = client.post("/v1/size", json={"tps": 300, "io_profile": bad})
     assert r.status_code == 422
     assert "io_profile: field per_write_txn.page_reads" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("value", [1e308, 1e7])
+def test_an_absurd_figure_is_refused_by_the_api_and_the_cli(
+        client: TestClient, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        document: dict[str, Any], value: float) -> None:
+    """A per-transaction figure no workload reaches (1e308 page reads made the sizing's
+    arithmetic overflow: a 500) is one line naming the field, 422 and exit 2."""
+    from tests.cli_helpers import run
+
+    bad = {**document, "per_write_txn": {**document["per_write_txn"], "page_reads": value}}
+    r = client.post("/v1/size", json={"tps": 300, "io_profile": bad})
+    assert r.status_code == 422
+    assert "io_profile: field per_write_txn.page_reads" in r.json()["detail"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    code, _, err = run(capsys, "size", "--tps", "300", "--io-profile", str(path))
+    assert code == 2
+    assert "per_write_txn.page_reads" in err
+    assert len(err.strip().splitlines()) == 1

@@ -22,16 +22,21 @@ from workloads.io_profile import (
 )
 from workloads.mysql_shape import PRESETS, check_txn
 
-_Count = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+# Per-transaction figures, bounded where no measured workload goes (a million page accesses or
+# fsyncs, a TiB of log per transaction), so arithmetic on them stays finite.
+MAX_PER_TXN = 1e6
+MAX_BYTES_PER_TXN = float(2**40)
+_Count = Annotated[float, Field(ge=0, le=MAX_PER_TXN, allow_inf_nan=False)]
+_Bytes = Annotated[float, Field(ge=0, le=MAX_BYTES_PER_TXN, allow_inf_nan=False)]
 
 
 class _WriteModel(BaseModel):
     model_config = ConfigDict(extra="allow")
     page_reads: _Count
     page_writes: _Count
-    redo_bytes: _Count
+    redo_bytes: _Bytes
     redo_fsyncs: _Count
-    binlog_bytes: _Count
+    binlog_bytes: _Bytes
     binlog_fsyncs: _Count
     doublewrite_pages: _Count
 
@@ -47,13 +52,14 @@ class _ShapeModel(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     driver: str
-    transactions: Annotated[int, Field(ge=1)]
+    transactions: Annotated[int, Field(ge=1, le=10**15)]
     read_txn: str | None = None
     write_txn: str | None = None
-    reads_per_write: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    reads_per_write: Annotated[float, Field(ge=0, le=MAX_PER_TXN, allow_inf_nan=False)] = 0.0
     nearest_preset: str
     distance: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
-    per_txn: dict[str, Annotated[float, Field(allow_inf_nan=False)]] = Field(
+    per_txn: dict[str, Annotated[float, Field(ge=-MAX_BYTES_PER_TXN, le=MAX_BYTES_PER_TXN,
+                                              allow_inf_nan=False)]] = Field(
         default_factory=dict)
 
     @field_validator("read_txn", "write_txn")
