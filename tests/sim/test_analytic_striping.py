@@ -13,8 +13,9 @@ from advisor.sim.analytic.commit import with_group_commit
 from advisor.sim.analytic.striping import fluid_backlog, states, streams, swing
 from advisor.sim.plan import compile_plan
 from advisor.userfiles import load_catalog
+from tests.sim.test_analytic_tail import _p99s
 from workloads.mysql import MysqlParams
-from workloads.mysql_run import Deployment, build_servers, simulate_mysql
+from workloads.mysql_run import Deployment, build_servers
 
 
 @pytest.mark.parametrize("members", [2, 3, 4])
@@ -92,16 +93,5 @@ def test_raid0_near_the_knee_agrees_with_the_event_simulation() -> None:
     """c5.large, RAID 0 of two gp3, 85 % of the knee (1,064 tps): the members' alternating logs
     put the p99 at ~20 ms in the event simulation; the analytic p99 within 10 % of it (it was
     19 % low with every I/O spread over the members at random)."""
-    catalog = load_catalog()
-    layout = resolve("c5.large:raid0:2xgp3:35GiB", catalog)
-    dep = Deployment(master=layout, replica=None)
-    params = MysqlParams(tps=1064.0, data_gb=50, replicas=0)
-    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
-    des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=s)
-           for s in (1, 2, 3)]
-    analytic = a.levels[0].latency_ms.transaction.p99
-    d = [r.levels[0].latency_ms.transaction.p99 for r in des]
-    assert analytic is not None
-    assert all(x is not None for x in d)
-    mean = float(np.mean([x for x in d if x is not None]))
-    assert analytic == pytest.approx(mean, rel=0.10), (analytic, d)
+    analytic, mean = _p99s("c5.large:raid0:2xgp3:35GiB", 50, 0, 1064.0)
+    assert analytic == pytest.approx(mean, rel=0.10), (analytic, mean)
