@@ -251,7 +251,7 @@ class IoPattern:
         """Dirty pages written at once, physically sequential ones merged into I/Os of up to
         MERGE_BYTES, then (an fsync) the device's cache flushed."""
         runs: list[list[int]] = []  # [offset, bytes]
-        for off in sorted(set(pending)):
+        for off in sorted(pending):  # distinct pages: `dirty` holds each once
             last = runs[-1] if runs else None
             if last and last[0] + last[1] == off and last[1] + self.block_bytes <= MERGE_BYTES:
                 last[1] += self.block_bytes
