@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.layout.raid import RAID0
-from advisor.sim.analytic.dist import ZERO, Dist, atom_or, exponential, grid, mixture
+from advisor.sim.analytic.dist import ZERO, Dist, grid, mixture
 from advisor.sim.analytic.mix import IoPart, Mix
 from advisor.sim.plan import SimPlan
 
@@ -149,18 +149,14 @@ def striped(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["
                 parts.append((p, fluid_backlog(u - 1, dwell)))
                 continue
             at = next((v for v in waits_at(u / w.rho) if v.limit == l), None)
-            one = ZERO if at is None else at.dist if at.dist is not None else \
-                atom_or(at.p, exponential(at.theta_s))
+            one = ZERO if at is None else at.wait_dist()
             parts.append((p, one))
         dist = mixed(parts)
         busy = float(dist.weights[dist.values > 0].sum() / dist.weights.sum())
         if busy <= 0:
             out.append(w)
             continue
-        # A write on a device with a write-back cache waits for the backlog beyond it.
-        write = None if w.write_dist is None else Dist(
-            np.maximum(0.0, dist.values - w.write_ahead_s), dist.weights)
-        out.append(replace(w, dist=dist, p=busy, theta_s=dist.mean / busy, write_dist=write))
+        out.append(replace(w, dist=dist, p=busy, theta_s=dist.mean / busy))
     return out
 
 

@@ -42,11 +42,11 @@ The same model gives the limits' share of a commit: (1 - pi) / (1 - q) log write
 A device with a write-back cache (instance-store NVMe, `LatencyProfile.write_cache_ms`) lets a
 write start up to `ahead` seconds of flash work before its pacing (`_lim_pass`'s `ahead`): the
 backlog V is the same workload (a write still adds its work), but a read waits (V - tau)^+ and a
-write only (V - tau - ahead)^+, so the survival function above is read at two levels
-(`LimitWait.write_dist`). A request's chain follows the backlog a read would wait through and
-charges each of its writes (a transaction's commits, after its page reads) only the part beyond
-the cache (`regressed_sum`). Giving every I/O the read's wait made commits on r6id.xlarge store
-at 30 % of the knee wait as long as page reads: transaction p99 17 % high.
+write only (V - tau - ahead)^+ = ((V - tau)^+ - ahead)^+, the read's wait less the cache
+(`ahead_of`). A request's chain follows the backlog a read would wait through and charges each of
+its writes (a transaction's commits, after its page reads) only the part beyond the cache
+(`regressed_sum`). Giving every I/O the read's wait made commits on r6id.xlarge store at 30 % of
+the knee wait as long as page reads: transaction p99 17 % high.
 
 On RAID 0 a sequential log stream stays on one member for a whole chunk (512 KiB: 128 4-KiB
 log writes), so the members' loads alternate over tenths of a second: each member limit's wait
@@ -116,14 +116,11 @@ class LimitWait:
     own_s: float = 0.0
     # A device's write-back cache (`advisor.sim.kernel._lim_pass`'s `ahead`): a write may start
     # this far ahead of the pacing, so it waits only for the backlog beyond it, (V - tau -
-    # ahead)^+, while a read waits (V - tau)^+; `write_dist` is that wait (None: as `dist`).
+    # ahead)^+, while a read waits (V - tau)^+ (`ahead_of`).
     write_ahead_s: float = 0.0
-    write_dist: Dist | None = None
 
-    def op_dist(self, write: bool) -> Dist:
-        """The wait of a read or a write I/O at this limit."""
-        if write and self.write_dist is not None:
-            return self.write_dist
+    def wait_dist(self) -> Dist:
+        """The wait of a (read) I/O at this limit."""
         return self.dist if self.dist is not None else atom_or(self.p, exponential(self.theta_s))
 
 
@@ -333,11 +330,7 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
 
         tau = float(plan.tolerance_s[l])
         ahead = write_ahead_s(plan, l)
-        # The backlog V above tau for reads, and above tau + ahead for writes on a device whose
-        # cache acknowledges them early: one workload, two levels (the writes' on the second
-        # half of every array below).
-        levels = tau + (Y_GRID if ahead <= 0 else np.concatenate((Y_GRID, ahead + Y_GRID)))
-        n_y = Y_GRID.size
+        levels = tau + Y_GRID  # the backlog V above tau
         # The foreground's I/Os one by one as if Poisson: the M/G/1 workload, exactly.
         fg_jobs = [(c.probability * x * io.rate * hit, work / rate)
                    for c in dev_classes for io in c.ios if io.op in DEVICE_OPS and io.rate > 0
@@ -370,23 +363,18 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
             shape = np.exp(-(i_c - i_c[0]))
         tail = min(rho, float(first[0])) * np.minimum(1.0, shape)
         # P(wait > y) = P(V > tau + y), on a grid of y
-        surv = np.minimum.accumulate(np.minimum(rho, tail[:n_y]))
+        surv = np.minimum.accumulate(np.minimum(rho, tail))
         p = float(surv[0])
         if p < MIN_WAIT_P:
             continue
         dist = _wait_dist(surv)
-        write_dist = None
-        if ahead > 0:  # P(write wait > y) = P(V > tau + ahead + y)
-            surv_w = np.minimum.accumulate(np.minimum(rho, tail[n_y:]))
-            write_dist = _wait_dist(surv_w) if surv_w[0] >= MIN_WAIT_P else ZERO
         theta = dist.mean / p
         # Variance rate of the Brownian approximation with this conditional mean wait, and its
         # relaxation time v / (1 - rho)^2.
         v = 2 * rho * (1 - rho) * theta
         out.append(LimitWait(limit=l, rho=rho, p=p, theta_s=theta, corr_s=v / (1 - rho) ** 2,
                              dist=dist, carry=max(0.0, 1 - (1 - rho) / m),
-                             own_s=_own_work(clus), write_ahead_s=ahead,
-                             write_dist=write_dist))
+                             own_s=_own_work(clus), write_ahead_s=ahead))
     return out
 
 
@@ -429,12 +417,12 @@ def _has_device(c: ClassParts) -> bool:
     return bool(dev) and sum(io.rate for io in dev) > 0
 
 
-def io_wait(waits: list[LimitWait], *, write: bool = False) -> Dist:
-    """One device I/O's (a read's, or a write's) total wait over the limits on its path."""
+def io_wait(waits: list[LimitWait]) -> Dist:
+    """One device I/O's (a read's) total wait over the limits on its path."""
     out = ZERO
     for w in waits:
         if w.p >= MIN_WAIT_P:
-            out = convolve(out, w.op_dist(write))
+            out = convolve(out, w.wait_dist())
     return out
 
 
