@@ -110,6 +110,11 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     mems[:, 1] = -1.0
     mems[:, 4] = -1.0
     heap = np.zeros(max(1, source.concurrency))
+    # The kernel's scratch (it allocates nothing): RAID mapping, and the event kernel's heap
+    # (time, request, its next I/O) of one entry per connection and one more.
+    tmp = np.zeros((3, plan.members + 1), dtype=np.int64)
+    cap = source.concurrency + 1
+    events = (np.zeros(cap), np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64))
     log_state = np.tile(np.array([0.0, -1.0, -1.0]), (4, 1))
     tracked = plan.bucket_limits()[:4]
     track = np.array(tracked, dtype=np.int64)
@@ -162,7 +167,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
             lims, mems, source.concurrency if multi else heap, log_state, duration_s, warmup_s,
             dt, track, tl_bal,
             out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight, reqs.kind,
-            bg_ctl)
+            bg_ctl, tmp, *(events if multi else ()))
         finished = ran < len(reqs)
         if multi:  # the event kernel drains every admitted request; keep time moving forward
             heap[:] = float(out_end[:ran].max()) if ran else heap

@@ -13,6 +13,7 @@ run of them completes with the slowest).
 
 import math
 import os
+from typing import Any
 
 import numpy as np
 import platformdirs
@@ -38,8 +39,16 @@ reload_config()  # type: ignore[no-untyped-call]
 # `advisor.layout.limits.charge`, pinned to them by tests/sim/test_raid_fanout.py.
 MIB = 1048576.0
 
+# The kernel runs without numba's reference counting (NRT): it allocates nothing (its scratch
+# arrays come from the driver, as its state does) and every array it is handed outlives the
+# call. With counting on, each helper inlined into the per-I/O loop took an atomic increment and
+# decrement per array argument, which numba's pruning leaves in place in branching code (numba
+# issue 2350): over half the kernel's time per I/O. `_nrt` is numba's own switch for this (an
+# unknown option fails at the first call, loudly).
+_FLAT: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
 
-@njit(cache=True, nogil=True, inline="always")
+
+@njit(**_FLAT, inline="always")
 def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
     n = heap.shape[0]
     i = 0
@@ -70,7 +79,7 @@ def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
 #              current slow slot, its service factor)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _lim_pass(l, t, cost, limi, limf, lims, ahead):  # type: ignore[no-untyped-def]
     # GCRA: lims[l, 0] is the theoretical arrival time; an I/O may start up to `tau` before it
     # (`ahead` more: a write a device's write-back cache acknowledges before its flash work).
@@ -97,7 +106,7 @@ def _lim_pass(l, t, cost, limi, limf, lims, ahead):  # type: ignore[no-untyped-d
     return start
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _mix64(x):  # type: ignore[no-untyped-def]
     """splitmix64's finaliser: a well-spread 64-bit hash of x (uint64 arithmetic wraps)."""
     x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -105,13 +114,13 @@ def _mix64(x):  # type: ignore[no-untyped-def]
     return x ^ (x >> np.uint64(31))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _unit(x):  # type: ignore[no-untyped-def]
     """A 64-bit hash as a uniform number in [0, 1)."""
     return (x >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True, nogil=True)
+@njit(**_FLAT)
 def _slow_factor(m, t, devm):  # type: ignore[no-untyped-def]
     """Service-time multiplier of member m at time t: time is cut into slots of one episode's
     length at a per-member phase; a slot is slow with the profile's share, and a slow slot loses a
@@ -125,7 +134,7 @@ def _slow_factor(m, t, devm):  # type: ignore[no-untyped-def]
     return _slot_factor(key, int(t / slot_s + phase), devm[m, 9], devm[m, 10])
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _slot_factor(key, slot, share, max_loss):  # type: ignore[no-untyped-def]
     k = np.uint64(slot + 1)
     h = _mix64(key ^ (k * np.uint64(0x9E3779B97F4A7C15)))
@@ -143,7 +152,7 @@ def slow_phases(keys):  # type: ignore[no-untyped-def]
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _slow_now(m, t, devm, mems):  # type: ignore[no-untyped-def]
     """`_slow_factor` with the member's current slot remembered in mems (one division per I/O
     while the slot lasts; the phase is precomputed in devm)."""
@@ -154,7 +163,7 @@ def _slow_now(m, t, devm, mems):  # type: ignore[no-untyped-def]
     return mems[m, 5]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _service(m, opc, z, u, v, size, devf, devm, seq, t, mems):  # type: ignore[no-untyped-def]
     if devm[m, 7] > 0.0 and seq:  # a spinning disk's head is already there: transfer only
         svc = 0.0
@@ -170,7 +179,7 @@ def _service(m, opc, z, u, v, size, devf, devm, seq, t, mems):  # type: ignore[n
     return svc
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _backlog(m, devm, lims, mems):  # type: ignore[no-untyped-def]
     """How far ahead member m's own pacing runs: mdadm sends a mirror read to the least busy."""
     own = int(devm[m, 5])
@@ -179,9 +188,8 @@ def _backlog(m, devm, lims, mems):  # type: ignore[no-untyped-def]
     return mems[m, 0]
 
 
-@njit(cache=True, nogil=True)
-def _submit(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, lims, devf, devm,  # type: ignore[no-untyped-def]
-            mems, tmp):
+def _submit_py(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, lims, devf,  # type: ignore[no-untyped-def]
+               devm, mems, tmp):
     """Completion time of one logical I/O issued at `t`."""
     write = 1 if op == 1 or op == 2 else 0
     if op == 4:  # CPU or other work off the devices: `size` microseconds
@@ -313,6 +321,12 @@ def _submit(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, l
     return done
 
 
+# A call passes every array as its fields (~100 words here): the per-request loop of run_chunk
+# gets its own copy, inlined; the rarer callers share one compiled function.
+_submit = njit(**_FLAT)(_submit_py)
+_submit_inline = njit(**_FLAT, inline="always")(_submit_py)
+
+
 # Background control, bg_ctl (floats):
 #   [0] couple: 1 = the background stream is work the foreground generates (page flushes of the
 #       transactions run): a background I/O due at s is released when the foreground's progress
@@ -333,7 +347,7 @@ BG_CTL_SIZE = 6
 BG_SLACK_S = 1.0
 
 
-@njit(cache=True, nogil=True)
+@njit(**_FLAT)
 def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,  # type: ignore[no-untyped-def]
                       bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf, devm,
                       mems, tmp, bg_ctl):
@@ -357,7 +371,7 @@ def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_
         bg_pos[0] += 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _bg_progress(t, bg_ctl):  # type: ignore[no-untyped-def]
     """Background due up to this time at `t` (its own schedule when not coupled)."""
     if bg_ctl[0] <= 0.0:
@@ -368,7 +382,7 @@ def _bg_progress(t, bg_ctl):  # type: ignore[no-untyped-def]
     return ahead if ahead < t else t
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _bg_due(t, bg_sched, bg_pos, bg_ctl):  # type: ignore[no-untyped-def]
     """Whether a background I/O is due (the common case is none, and the drain is not free)."""
     if bg_pos[0] >= bg_sched.shape[0]:
@@ -376,7 +390,7 @@ def _bg_due(t, bg_sched, bg_pos, bg_ctl):  # type: ignore[no-untyped-def]
     return bg_sched[bg_pos[0]] <= _bg_progress(t, bg_ctl)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _progressed(next_arrival, bg_ctl):  # type: ignore[no-untyped-def]
     """One more foreground request run; `next_arrival`: when the next one not yet run arrived."""
     if bg_ctl[2] > 0.0:
@@ -386,7 +400,7 @@ def _progressed(next_arrival, bg_ctl):  # type: ignore[no-untyped-def]
         bg_ctl[4] = next_arrival
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _throttled(t, kind, bg_ctl):  # type: ignore[no-untyped-def]
     """Earliest admission of a request of `kind` at `t` under the checkpoint-age rule."""
     if kind == 1 and bg_ctl[1] > 0.0:
@@ -396,7 +410,7 @@ def _throttled(t, kind, bg_ctl):  # type: ignore[no-untyped-def]
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit(**_FLAT)
 def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid, n, chunk,  # type: ignore[no-untyped-def]
                   chain, limi, limf, lims, devf, devm, mems, tmp):
     """Completion of a commit arriving at `t` on log io_aux[k]: one log write + flush at a time;
@@ -423,7 +437,7 @@ def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, ra
     return d
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf):  # type: ignore[no-untyped-def]
     """Credit balance of each tracked limit at `t`, into the timeline bin of `t`."""
     bin_ = int(t / tl_dt)
@@ -434,7 +448,7 @@ def _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf):  # type: ignore[no
             tl_bal[bin_, b] = bal if bal < limf[l, 3] else limf[l, 3]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _add_in_flight(in_flight, start, end, t_warm, t_end):  # type: ignore[no-untyped-def]
     """Add the part of [start, end] inside the window [t_warm, t_end]."""
     a = start if start > t_warm else t_warm
@@ -443,21 +457,21 @@ def _add_in_flight(in_flight, start, end, t_warm, t_end):  # type: ignore[no-unt
         in_flight[0] += b - a
 
 
-@njit(cache=True, nogil=True)
+@njit(**_FLAT)
 def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
               bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
               raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
               heap, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
               out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight,
-              req_kind, bg_ctl):
+              req_kind, bg_ctl, tmp):
     """Run requests in order until one would start at or after `t_end`; returns how many ran.
 
     A request starts at max(free slot, intended start) and runs its I/Os one after another;
     background I/Os (page flushes, defrag) are issued at their own times between requests.
     in_flight[0] accumulates each request's time in flight within [t_warm, t_end]: their sum is
     the integral of the number of requests in flight (Little's L once divided by the window).
+    tmp: scratch, int64 [3, n + 1].
     """
-    tmp = np.zeros((3, n + 1), dtype=np.int64)
     nreq = req_sched.shape[0]
     for i in range(nreq):
         slot = heap[0]
@@ -483,24 +497,21 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
         gstart = t
         for k in range(req_first[i], req_first[i + 1]):
             op = io_op[k]
-            if op == 5:  # with the I/O before it: issued at the same time, done with the slowest
-                io_issue[k] = gstart
-                d = _submit(gstart, 1, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n,
-                            chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-                io_done[k] = d
-                if d > cur:
-                    cur = d
-                continue
-            gstart = cur
-            io_issue[k] = cur
-            if op == 2:
-                d = _group_commit(cur, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
-                                  raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            together = op == 5  # with the I/O before it: issued at once, done with the slowest
+            if together:
+                op = 1
             else:
-                d = _submit(cur, op, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n,
-                            chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+                gstart = cur
+            io_issue[k] = gstart
+            if op == 2:
+                d = _group_commit(gstart, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
+                                  raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            else:  # one call site: the per-I/O path is inlined once
+                d = _submit_inline(gstart, op, io_size[k], io_off[k], io_z, io_u, io_v, k, raid,
+                                   n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             io_done[k] = d
-            cur = d
+            if not together or d > cur:
+                cur = d
         out_end[i] = cur
         _add_in_flight(in_flight, intended, cur, t_warm, t_end)
         _heap_replace_top(heap, cur)
@@ -508,7 +519,7 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
     return nreq
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _ev_push(et, er, ek, n, t, r, k):  # type: ignore[no-untyped-def]
     i = n
     while i > 0:
@@ -521,7 +532,7 @@ def _ev_push(et, er, ek, n, t, r, k):  # type: ignore[no-untyped-def]
     return n + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_FLAT, inline="always")
 def _ev_pop(et, er, ek, n):  # type: ignore[no-untyped-def]
     """Remove the root (caller read it first); returns the new size."""
     n -= 1
@@ -543,25 +554,21 @@ def _ev_pop(et, er, ek, n):  # type: ignore[no-untyped-def]
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(**_FLAT)
 def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
                bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
                raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
                slots, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
                out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight,
-               req_kind, bg_ctl):
+               req_kind, bg_ctl, tmp, et, er, ek):
     """Open-loop multi-I/O requests (transactions) as true events: every I/O of every request is
     issued in time order, so limits see the real interleaving. At most `slots` requests are in
     flight (connections); the others wait in arrival order. Runs until every request that
     arrived before `t_end` has finished; returns how many were admitted. in_flight[0]
     accumulates time in flight (from arrival, queueing for a connection included) as in
-    run_chunk."""
-    tmp = np.zeros((3, n + 1), dtype=np.int64)
+    run_chunk. tmp: scratch as run_chunk's; et, er, ek [slots + 1]: the event heap (time,
+    request, its next I/O)."""
     nreq = req_sched.shape[0]
-    cap = slots + 1
-    et = np.zeros(cap)
-    er = np.zeros(cap, dtype=np.int64)
-    ek = np.zeros(cap, dtype=np.int64)
     size = 0
     done_n = 0  # requests finished
     if bg_ctl[0] > 0.0 and bg_ctl[2] <= 0.0 and nreq > 0:
@@ -612,23 +619,24 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             if hold > t:
                 size = _ev_push(et, er, ek, size, hold, i, k)
                 continue
-        op = io_op[k]
-        io_issue[k] = t
-        if op == 2:
-            d = _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid,
-                              n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-        else:
-            d = _submit(t, 1 if op == 5 else op, io_size[k], io_off[k], io_z, io_u, io_v, k,
-                        raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-        io_done[k] = d
-        nxt_k = k + 1
-        while nxt_k < req_first[i + 1] and io_op[nxt_k] == 5:  # issued together with k
-            io_issue[nxt_k] = t
-            dk = _submit(t, 1, io_size[nxt_k], io_off[nxt_k], io_z, io_u, io_v, nxt_k, raid,
-                         n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
-            io_done[nxt_k] = dk
-            if dk > d:
+        # I/O k and those issued together with it (op 5), done with the slowest.
+        d = t
+        kk = k
+        while True:
+            op = io_op[kk]
+            io_issue[kk] = t
+            if op == 2:
+                dk = _group_commit(t, kk, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
+                                   raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
+            else:
+                dk = _submit_inline(t, 1 if op == 5 else op, io_size[kk], io_off[kk], io_z, io_u,
+                                    io_v, kk, raid, n, chunk, chain, limi, limf, lims, devf,
+                                    devm, mems, tmp)
+            io_done[kk] = dk
+            if kk == k or dk > d:
                 d = dk
-            nxt_k += 1
-        size = _ev_push(et, er, ek, size, d, i, nxt_k)
+            kk += 1
+            if kk >= req_first[i + 1] or io_op[kk] != 5:
+                break
+        size = _ev_push(et, er, ek, size, d, i, kk)
     return nxt
