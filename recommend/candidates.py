@@ -146,19 +146,35 @@ def ebs_dominated(catalog: Catalog) -> frozenset[str]:
     return frozenset(out)
 
 
+def instance_groups(catalog: Catalog, *, ebs: bool, store: bool, min_vcpu: float,
+                    min_memory_gib: float = 0.0) -> list[InstanceType]:
+    """The instance types a role's layouts may use, in catalog order: hard limits first (vCPU,
+    memory), then only those with a layout to offer (instance store where allowed, EBS only when
+    optimised and not dominated, `ebs_dominated`)."""
+    dominated = ebs_dominated(catalog) if ebs else frozenset()
+    return [inst for inst in catalog.instance_types.values()
+            if inst.vcpu >= min_vcpu and inst.memory_gib >= min_memory_gib
+            and ((store and inst.store is not None)
+                 or (ebs and inst.ebs is not None and inst.name not in dominated))]
+
+
+def instance_specs(catalog: Catalog, inst: InstanceType, demand: Demand, *, ebs: bool,
+                   store: bool) -> Iterator[LayoutSpec]:
+    """Every layout worth pricing on one instance type of `instance_groups`."""
+    if store:
+        yield from _store_specs(inst)
+    # No EBS optimization means no published EBS limit (c1.medium): the simulator could only
+    # treat the volumes as unlimited, so the recommender does not size on it.
+    if not ebs or inst.ebs is None or inst.name in ebs_dominated(catalog):
+        return
+    for vt in catalog.volume_types.values():
+        yield from _ebs_specs(inst, vt, demand)
+
+
 def candidate_specs(catalog: Catalog, demand: Demand, *, ebs: bool, store: bool,
                     min_vcpu: float, min_memory_gib: float = 0.0) -> Iterator[LayoutSpec]:
     """Every layout worth pricing for one server role: hard limits first (vCPU, memory, EBS
     optimization), then EBS layouts only on types no other type dominates (`ebs_dominated`)."""
-    dominated = ebs_dominated(catalog) if ebs else frozenset()
-    for inst in catalog.instance_types.values():
-        if inst.vcpu < min_vcpu or inst.memory_gib < min_memory_gib:
-            continue
-        if store:
-            yield from _store_specs(inst)
-        if not ebs or inst.ebs is None or inst.name in dominated:
-            # No EBS optimization means no published EBS limit (c1.medium): the simulator could
-            # only treat the volumes as unlimited, so the recommender does not size on it.
-            continue
-        for vt in catalog.volume_types.values():
-            yield from _ebs_specs(inst, vt, demand)
+    for inst in instance_groups(catalog, ebs=ebs, store=store, min_vcpu=min_vcpu,
+                                min_memory_gib=min_memory_gib):
+        yield from instance_specs(catalog, inst, demand, ebs=ebs, store=store)

@@ -11,25 +11,27 @@ the master keeps the knee of each deployment it heads, so the recommendation, th
 and a report can all ask for it.
 """
 
+import heapq
 import math
 import statistics
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.catalog.model import Catalog
+from advisor.catalog.model import Catalog, InstanceType
 from advisor.errors import AdvisorError
 from advisor.layout.capacity import capacity, limits_of
-from advisor.layout.cost import Cost, layout_cost, monthly_usd
+from advisor.layout.cost import HOURS_PER_MONTH, Cost, layout_cost, monthly_usd
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.sim.analytic import SteadyState, build_mix, steady_state
 from advisor.sim.analytic.commit import with_group_commit
 from advisor.sim.analytic.dist import ZERO, convolve, mixture
-from advisor.sim.analytic.mix import Mix, device_key, mix_cost
+from advisor.sim.analytic.mix import Mix, device_key
 from advisor.sim.analytic.phases import load_at
 from advisor.sim.analytic.waits import DEVICE_OPS
 from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
@@ -43,7 +45,7 @@ from advisor.sim.plan import (
     with_member_slow,
 )
 from advisor.sim.stats import LatencyStats
-from recommend.candidates import Demand, candidate_specs
+from recommend.candidates import Demand, instance_groups, instance_specs
 from recommend.request import MysqlSizeRequest
 from recommend.result import Bottleneck, BurstUse, DesCheck, DesLoad
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
@@ -191,9 +193,10 @@ def _bursting_allowed(layout: Layout, lim: LayoutLimits, cycle: DailyCycle, read
 def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
               req: MysqlSizeRequest) -> str | None:
     """Hard limits at the headroom load (`server`): capacity, CPU, the rated limits against the
-    demand with burst only where its credits last the peak every day. A candidate that passes
-    gets its plan as the screen and the event simulation judge it: at 24 peak hours every
-    credit bucket at its baseline (`judge_buckets`)."""
+    demand with burst only where its credits last the peak every day, and at 24 peak hours the
+    screen's margin on each sustained baseline. A candidate that passes gets its plan as the
+    screen and the event simulation judge it: at 24 peak hours every credit bucket at its
+    baseline (`judge_buckets`)."""
     layout = c.layout
     cap = usable_capacity_gib(layout)
     if cap < req.needed_gib:
@@ -219,22 +222,29 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
         return (f"needs {reads:,.0f} reads/s + {writes:,.0f} writes/s at {server.params.tps:,.0f} "
                 f"tps; {binding} allows {rcap.iops:,.0f} reads/s or {wcap.iops:,.0f} writes/s"
                 f"{_sustained_words(lim, binding, burst)} ({_over(util)} of capacity)")
-    # Exact: what the load spends at every limit (RAID fan-out, merging, accounting) against
-    # the rate that holds day after day: a baseline unless its credits last the daily peak.
-    plan = compile_plan(layout, catalog, limits=lim)
-    cost = mix_cost(plan, server.request_classes(), server.background_specs())
-    judged, _ = judge_buckets(plan, _spend(plan, cost, server.rate_tps), cycle)
+    # Exact, as the screen judges it (`evaluate`): what the load spends at every limit (RAID
+    # fan-out, merging, accounting, each commit its group's share of a log write) against the
+    # rate in force day after day (a baseline unless its credits last the daily peak), with the
+    # screen's margin (UTILISATION_LIMIT): rated figures and no queueing model, and a load over
+    # them fails the screen whatever its latency.
+    judged, mix = _judged_mix(compile_plan(layout, catalog, limits=lim), server, req)
+    tps = server.params.tps
     for l, name in enumerate(judged.limit_names):
-        used = server.rate_tps * float(cost[l])
-        rate = float(judged.lim_burst[l] if judged.bucket_of(l) >= 0 else judged.lim_rate[l])
-        if judged.lim_kind[l] != KIND_DEVICE and used > rate:
+        rate = judged.rate_in_force(l, set())
+        used = server.rate_tps * float(mix.cost[l])
+        if judged.lim_kind[l] != KIND_DEVICE and used > UTILISATION_LIMIT * rate:
             unit = "MiB/s" if judged.lim_kind[l] == KIND_MIB else "IOPS"
             why = judged.baseline_only.get(name)
-            return (f"needs {used:,.1f} {unit} of {name} at {server.params.tps:,.0f} tps "
-                    f"({_over(used / rate)}): "
+            c.details["near_miss"] = used <= rate  # within the rate, not within the margin
+            return (f"needs {used:,.1f} {unit} of {name} at {tps:,.0f} tps "
+                    f"({_over(used / rate)}, limit {UTILISATION_LIMIT:.0%}): "
                     f"{'its sustained baseline is' if why else 'it allows'} {rate:,.1f} {unit}"
                     f"{f'; {why}' if why else ''}")
     c._plan = judged  # the plan the screen and the event simulation judge the candidate on
+    over = _over_baseline(judged, server, req)  # the margin on a bucket kept at 24 peak hours
+    if over:
+        c.details["near_miss"] = True
+        return f"{c.role} at headroom load {tps:,.0f} tps: {over}"
     return None
 
 
@@ -646,28 +656,14 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
     cpu_per_s = ((probe.rate_tps * probe.read_share * probe.params.cpu_ms_read
                   + (probe.rate_tps * (1 - probe.read_share) + probe.write_apply_tps)
                   * probe.params.cpu_ms_write) / 1000)
-    specs = list(candidate_specs(catalog, demand, ebs=ebs, store=store,
-                                 min_vcpu=cpu_per_s / CPU_LIMIT))
-    if not specs:  # no instance has the CPU: price the largest so the answer says why they fail
+    insts = instance_groups(catalog, ebs=ebs, store=store, min_vcpu=cpu_per_s / CPU_LIMIT)
+    if not insts:  # no instance has the CPU: price the largest so the answer says why they fail
         top = max(i.vcpu for i in catalog.instance_types.values())
-        specs = list(candidate_specs(catalog, demand, ebs=ebs, store=store, min_vcpu=top))
+        insts = instance_groups(catalog, ebs=ebs, store=store, min_vcpu=top)
     cands: list[Candidate] = []
-    seen: set[str] = set()
-    for spec in specs:
-        key = str(spec)
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            layout = resolve(spec, catalog)
-        except AdvisorError:
-            continue
-        cands.append(Candidate(layout=layout, role=role, monthly_usd=monthly_usd(layout),
-                               spec=key))
-    cands.sort(key=lambda c: (round(c.monthly_usd, 2), c.layout.spec.count, c.spec))
-    stats["considered"] += len(cands)
     passing = verified = 0
-    for c in cands:
+    for c in _cheapest_first(catalog, insts, demand, role, ebs=ebs, store=store, stats=stats):
+        cands.append(c)
         # Enough survivors: the deployments pair only each role's cheapest few (`size.PAIRED`
         # <= want), so a dearer survivor could be neither the answer nor an alternative.
         if passing >= want:
@@ -697,6 +693,38 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
             verified += 1
         passing += 1
     return cands
+
+
+def _cheapest_first(catalog: Catalog, insts: list[InstanceType], demand: Demand, role: str, *,
+                    ebs: bool, store: bool, stats: dict[str, int]) -> Iterator[Candidate]:
+    """The role's candidates in cost order (price to the cent, then fewer devices, then spec),
+    priced lazily: an instance type's layouts are priced only once its instance hours alone (a
+    lower bound of each of its layouts' price) are no dearer than the cheapest candidate not yet
+    judged, so a search that stops early never prices the types it cannot reach. Counts the
+    candidates priced in `stats["considered"]`."""
+    order = sorted(insts, key=lambda i: (i.hourly_usd, i.name))
+    heap: list[tuple[float, int, str, Candidate]] = []
+    seen: set[str] = set()
+    i = 0
+    while True:
+        while i < len(order) and (not heap or round(order[i].hourly_usd * HOURS_PER_MONTH, 2)
+                                  <= heap[0][0]):
+            for spec in instance_specs(catalog, order[i], demand, ebs=ebs, store=store):
+                key = str(spec)
+                if key in seen:
+                    continue
+                seen.add(key)
+                try:
+                    layout = resolve(spec, catalog)
+                except AdvisorError:
+                    continue
+                c = Candidate(layout=layout, role=role, monthly_usd=monthly_usd(layout), spec=key)
+                heapq.heappush(heap, (round(c.monthly_usd, 2), spec.count, key, c))
+                stats["considered"] += 1
+            i += 1
+        if not heap:
+            return
+        yield heapq.heappop(heap)[3]
 
 
 def _probe_layout(catalog: Catalog) -> Layout:

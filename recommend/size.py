@@ -337,9 +337,13 @@ def io_models(master: Candidate, replica: Candidate | None, req: MysqlSizeReques
 
 
 def _distinct(cands: list[Candidate]) -> list[Candidate]:
-    """The cheaper rejections worth reading: every candidate that got as far as the screen (the
-    near misses) first, then one hard-limit rejection per role, instance and device type."""
-    near = [c for c in cands if c.stage in ("screened", "verified")]
+    """The cheaper rejections worth reading: every candidate the event simulation rejected
+    first, then every near miss (one that got as far as the screen, or that the precheck
+    rejected within the rates but not within the screen's margin on them), then one hard-limit
+    rejection per role, instance and device type."""
+    near = [c for c in cands if c.stage == "verified"] + [
+        c for c in cands if c.stage == "screened" or (c.stage == "pruned"
+                                                      and c.details.get("near_miss"))]
     out, seen = list(near), {(c.role, c.spec) for c in near}
     kinds: set[tuple[str, str, str]] = set()
     for c in cands:

@@ -46,3 +46,34 @@ def test_a_knee_asked_for_twice_is_computed_once(catalog: Catalog,
     assert REQ.target_tps not in loads
     assert max_tps_at_slo(REQ, catalog, master, replica, 1, None) == knee
     assert len(loads) == evaluated
+
+
+@pytest.mark.parametrize(("store", "iops", "gib"), [(False, 4000.0, 60.0), (True, 30000.0, 600.0)])
+def test_candidates_come_cheapest_first_pricing_only_the_types_reached(
+        catalog: Catalog, store: bool, iops: float, gib: float) -> None:
+    """Issue 14 item 6: the search prices an instance type's layouts only when its instance
+    hours could still beat the cheapest candidate not yet judged; the order is exactly that of
+    pricing every candidate and sorting (price to the cent, devices, spec), and a search that
+    stops after a few hundred prices a fraction of the space."""
+    from advisor.errors import AdvisorError
+    from advisor.layout import resolve
+    from advisor.layout.cost import monthly_usd
+    from recommend.candidates import Demand, candidate_specs, instance_groups
+    from recommend.mysql_search import _cheapest_first
+
+    demand = Demand(iops=iops, mibps=40.0, capacity_gib=gib)
+    everything = []
+    for spec in candidate_specs(catalog, demand, ebs=True, store=store, min_vcpu=2):
+        try:
+            layout = resolve(spec, catalog)
+        except AdvisorError:
+            continue
+        everything.append((round(monthly_usd(layout), 2), spec.count, str(spec)))
+    everything.sort()
+    stats = {"considered": 0}
+    lazy = _cheapest_first(catalog, instance_groups(catalog, ebs=True, store=store, min_vcpu=2),
+                           demand, "master", ebs=True, store=store, stats=stats)
+    head = [(round(c.monthly_usd, 2), c.layout.spec.count, c.spec)
+            for _, c in zip(range(300), lazy, strict=False)]
+    assert head == everything[:300]
+    assert stats["considered"] < len(everything) / 2, (stats, len(everything))

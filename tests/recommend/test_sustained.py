@@ -141,3 +141,32 @@ def test_off_peak_is_declared_once_with_bounds() -> None:
 
     with pytest.raises(FieldError, match="off_peak"):
         MysqlSizeRequest(off_peak=1.5)
+
+
+@pytest.mark.parametrize("fields", [
+    {"tps": 627, "reads": 3.25},
+    {"tps": 627, "reads": 3.25, "peak_hours": 8, "off_peak": 0.3},
+    {"tps": 300, "reads": 1.0, "data_gb": 500},
+], ids=["24h", "8h-peak", "500GB"])
+def test_the_precheck_prunes_nothing_the_screen_would_pass(catalog: Catalog,
+                                                          fields: dict[str, Any]) -> None:
+    """Issue 14 item 6: the hard-limit precheck (before any queueing model) applies the screen's
+    own cost (group commit's share of log writes) and margin (UTILISATION_LIMIT, the sustained
+    baseline at 24 peak hours); whatever its exact count prunes, the screen, asked afresh,
+    rejects too: every such candidate up to the twentieth survivor of each role."""
+    from recommend.mysql_search import search_role
+
+    req = MysqlSizeRequest(**fields)
+    stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
+    near = 0
+    for role in ("master", "replica"):
+        cands = search_role(req, catalog, role, 1, ebs=True, store=False, measured=None,
+                            stats=stats, verify=0, want=20)
+        for c in cands:
+            if c.stage != "pruned" or "near_miss" not in c.details:  # the exact count's prunes
+                continue
+            near += 1
+            fresh = Candidate(layout=c.layout, role=role, monthly_usd=c.monthly_usd)
+            reason = _screen(fresh, fresh.plan(catalog), req, 1, None)
+            assert reason is not None, f"{c.spec} pruned ({c.reason}) but passes the screen"
+    assert near >= 3  # the exact count was exercised
