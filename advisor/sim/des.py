@@ -105,7 +105,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
     lims[:, 1] = plan.lim_init
     lims[:, 4] = -1.0
-    # free at, last end offset, busy until, serial busy s, slow slot, its factor
+    # free at, last end offset, unused, serial busy s, slow slot, its factor
     mems = np.zeros((plan.members, 6))
     mems[:, 1] = -1.0
     mems[:, 4] = -1.0

@@ -75,8 +75,8 @@ def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
 #   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s, own last limiter,
 #              write cache s, spinning, slow slot s, slow share, slow max loss, slow key,
 #              slow phase)
-#   mems[m] = (device free at, last end offset, busy until, serial busy seconds,
-#              current slow slot, its service factor)
+#   mems[m] = (device free at, last end offset, unused (was the latest completion, never
+#              read), serial busy seconds, current slow slot, its service factor)
 
 
 @njit(**_FLAT, inline="always")
@@ -284,16 +284,25 @@ def _submit_py(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf
             if l < 0:
                 break
             kind = limi[l, 0]
+            unit = limf[l, 0]
+            # A random I/O of at most one unit is charged one unit: the common case, without the
+            # division and rounding (the same numbers).
+            whole = not seq and 0 < msize <= unit
             if kind == KIND_IOPS:
-                units = msize / limf[l, 0]
-                if not seq:
-                    units = math.ceil(units)
-                    if units < 1.0:
-                        units = 1.0
-                cost = units
+                if whole:
+                    cost = 1.0
+                else:
+                    units = msize / unit
+                    if not seq:
+                        units = math.ceil(units)
+                        if units < 1.0:
+                            units = 1.0
+                    cost = units
             elif kind == KIND_MIB:
-                if limf[l, 0] > 0.0 and not seq:
-                    cost = math.ceil(msize / limf[l, 0]) * limf[l, 0] / MIB
+                if whole:
+                    cost = unit / MIB
+                elif unit > 0.0 and not seq:
+                    cost = math.ceil(msize / unit) * unit / MIB
                 else:
                     cost = msize / MIB
             else:
@@ -314,8 +323,6 @@ def _submit_py(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf
             d = mems[m, 0]
         else:
             d = tm + svc
-        if d > mems[m, 2]:
-            mems[m, 2] = d
         if d > done:
             done = d
     return done
@@ -440,6 +447,8 @@ def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, ra
 @njit(**_FLAT, inline="always")
 def _record_balances(t, tl_dt, tl_track, tl_bal, lims, limf):  # type: ignore[no-untyped-def]
     """Credit balance of each tracked limit at `t`, into the timeline bin of `t`."""
+    if tl_track.shape[0] == 0:  # no credit bucket: nothing to record (no division per request)
+        return
     bin_ = int(t / tl_dt)
     if bin_ < tl_bal.shape[0]:
         for b in range(tl_track.shape[0]):
