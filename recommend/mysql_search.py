@@ -1,7 +1,9 @@
 """Search one MySQL server role (master or replica) for the cheapest layouts meeting the SLO.
 
-Order of work: price every candidate; prune by hard limits (capacity, CPU floor, a capacity
-check of the rated limits against the demand); screen in cost order with the analytic engine at
+Order of work: price the candidates lazily, cheapest first (`_cheapest_first`: an instance
+type's layouts only once its instance hours could still beat the cheapest one waiting); prune by
+hard limits (capacity, CPU floor, the rated limits against the demand with the screen's own cost
+and margin); screen in cost order with the analytic engine at
 the target and at the headroom load over the peak window; verify the cheapest survivors with the
 DES. Every rejection keeps its reason in words.
 
@@ -193,8 +195,9 @@ def _bursting_allowed(layout: Layout, lim: LayoutLimits, cycle: DailyCycle, read
 def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
               req: MysqlSizeRequest) -> str | None:
     """Hard limits at the headroom load (`server`): capacity, CPU, the rated limits against the
-    demand with burst only where its credits last the peak every day, and at 24 peak hours the
-    screen's margin on each sustained baseline. A candidate that passes gets its plan as the
+    demand with burst only where its credits last the peak every day, with the screen's margin
+    (UTILISATION_LIMIT) on every rate in force and, at 24 peak hours, on each sustained
+    baseline. A candidate that passes gets its plan as the
     screen and the event simulation judge it: at 24 peak hours every credit bucket at its
     baseline (`judge_buckets`)."""
     layout = c.layout
@@ -218,6 +221,7 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
         rcap = capacity(layout, catalog, write=False, size_kib=16, bursting=burst, limits=lim)
         wcap = capacity(layout, catalog, write=True, size_kib=16, bursting=burst, limits=lim)
         util = reads / rcap.iops + writes / wcap.iops
+        c.details["rough_util"] = reads / full.iops + writes / full_w.iops
         binding = rcap.binding if reads / rcap.iops >= writes / wcap.iops else wcap.binding
         return (f"needs {reads:,.0f} reads/s + {writes:,.0f} writes/s at {server.params.tps:,.0f} "
                 f"tps; {binding} allows {rcap.iops:,.0f} reads/s or {wcap.iops:,.0f} writes/s"
@@ -649,7 +653,8 @@ def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: 
 def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: int, *,
                 ebs: bool, store: bool, measured: TxnIo | None, want: int = 6,
                 verify: int = 1, stats: dict[str, int]) -> list[Candidate]:
-    """All priced candidates for the role, cheapest first, with their verdicts."""
+    """The role's candidates the search reached, cheapest first, with their verdicts (it stops
+    once `want` pass; dearer layouts are never priced)."""
     probe = server_for(req, _probe_layout(catalog), role, replicas, req.target_tps, measured)
     reads, writes, mib = _demand(probe)
     demand = Demand(iops=reads + writes, mibps=mib, capacity_gib=req.needed_gib)

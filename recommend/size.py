@@ -267,7 +267,8 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         blocked |= {c.role for c in searched if c.stage == "verified" and not c.ok}
         # Explain the role nothing passed for: passing masters are no answer without a replica.
         pool = [c for c in rejected if c.role in blocked] or rejected
-        closest = sorted((c for c in pool if c.stage in ("screened", "verified")),
+        closest = sorted((c for c in pool if c.stage in ("screened", "verified")
+                          or (c.stage == "pruned" and c.details.get("near_miss"))),
                          key=lambda c: c.monthly_usd)[:5]
         if not closest:
             closest = sorted(pool, key=lambda c: c.monthly_usd)[:5]
