@@ -267,9 +267,13 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         blocked |= {c.role for c in searched if c.stage == "verified" and not c.ok}
         # Explain the role nothing passed for: passing masters are no answer without a replica.
         pool = [c for c in rejected if c.role in blocked] or rejected
-        closest = sorted((c for c in pool if c.stage in ("screened", "verified")
-                          or (c.stage == "pruned" and c.details.get("near_miss"))),
+        # The closest: those the models judged (their p99 or saturation), else the precheck's
+        # near misses (within the rates, not the margin), else the cheapest of the rest.
+        closest = sorted((c for c in pool if c.stage in ("screened", "verified")),
                          key=lambda c: c.monthly_usd)[:5]
+        if not closest:
+            closest = sorted((c for c in pool if c.details.get("near_miss")),
+                             key=lambda c: c.monthly_usd)[:5]
         if not closest:
             closest = sorted(pool, key=lambda c: c.monthly_usd)[:5]
         lines = [f"{c.spec} (${c.monthly_usd:,.2f}/month): {c.reason}" for c in closest]
