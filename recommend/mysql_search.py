@@ -197,9 +197,8 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
     """Hard limits at the headroom load (`server`): capacity, CPU, the rated limits against the
     demand with burst only where its credits last the peak every day, with the screen's margin
     (UTILISATION_LIMIT) on every rate in force and, at 24 peak hours, on each sustained
-    baseline. A candidate that passes gets its plan as the
-    screen and the event simulation judge it: at 24 peak hours every credit bucket at its
-    baseline (`judge_buckets`)."""
+    baseline. A candidate that passes gets its plan as the screen and the event simulation judge
+    it: at 24 peak hours every credit bucket at its baseline (`judge_buckets`)."""
     layout = c.layout
     cap = usable_capacity_gib(layout)
     if cap < req.needed_gib:

@@ -6,8 +6,12 @@ import pytest
 
 from advisor.catalog.load import builtin_catalog
 from advisor.catalog.model import Catalog
+from advisor.errors import AdvisorError
+from advisor.layout import resolve
+from advisor.layout.cost import monthly_usd
 from recommend import mysql_search
-from recommend.mysql_search import Candidate, max_tps_at_slo, search_role
+from recommend.candidates import Demand, candidate_specs, instance_groups
+from recommend.mysql_search import Candidate, _cheapest_first, max_tps_at_slo, search_role
 from recommend.request import MysqlSizeRequest
 
 REQ = MysqlSizeRequest(tps=627, reads=3.25)
@@ -55,12 +59,6 @@ def test_candidates_come_cheapest_first_pricing_only_the_types_reached(
     hours could still beat the cheapest candidate not yet judged; the order is exactly that of
     pricing every candidate and sorting (price to the cent, devices, spec), and a search that
     stops after a few hundred prices a fraction of the space."""
-    from advisor.errors import AdvisorError
-    from advisor.layout import resolve
-    from advisor.layout.cost import monthly_usd
-    from recommend.candidates import Demand, candidate_specs, instance_groups
-    from recommend.mysql_search import _cheapest_first
-
     demand = Demand(iops=iops, mibps=40.0, capacity_gib=gib)
     everything = []
     for spec in candidate_specs(catalog, demand, ebs=True, store=store, min_vcpu=2):

@@ -19,6 +19,7 @@ from recommend.mysql_search import (
     _precheck,
     _screen,
     bottleneck_of,
+    search_role,
     server_for,
 )
 from recommend.request import MysqlSizeRequest
@@ -155,8 +156,6 @@ def test_the_precheck_prunes_nothing_the_screen_would_pass(catalog: Catalog,
     baseline at 24 peak hours); whatever its exact count prunes, and whatever its rough count
     (16 KiB I/Os at the burst rates) prunes within 2x of those rates, the screen, asked afresh,
     rejects too: every such candidate up to the twentieth survivor of each role."""
-    from recommend.mysql_search import search_role
-
     req = MysqlSizeRequest(**fields)
     stats = {"considered": 0, "pruned": 0, "screened": 0, "verified": 0}
     near = 0

@@ -268,24 +268,6 @@ def merged_charge(plan: SimPlan, io: IoSpec, device_ios: float) -> NDArray[np.fl
     return merged * c + (1 - merged) * io_charge(plan, io.op, io.size_bytes, True)
 
 
-def mix_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
-             background: tuple[IoSpec, ...] = ()) -> NDArray[np.float64]:
-    """Per request, the cost at every limiter of a mix (what `build_mix(...).cost` gives)
-    without the service-time distributions: for capacity checks of many candidates."""
-    cost = np.zeros(plan.n_limits)
-    n_fg = 0.0
-    for cls in classes:
-        for io in cls.ios:
-            cost += cls.probability * io.count * io_charge(plan, io.op, io.size_bytes,
-                                                           io.random)
-            if io.op in (0, 1, 2):
-                n_fg += cls.probability * io.count
-    device_ios = n_fg + sum(io.count for io in background if io.op in (0, 1, 2))
-    for io in background:
-        cost += io.count * merged_charge(plan, io, device_ios)
-    return cost
-
-
 def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
     dist, serial = logical_service(device_key(plan), op, size)
     return _charge(plan, op, size, random), dist, serial
