@@ -160,7 +160,7 @@ def deployment_plan(result: Mapping[str, Any], catalog: Catalog) -> DeploymentPl
     versions = (f"advisor {result.get('advisor_version', '?')}, model "
                 f"{result.get('model_version', '?')}, catalog {result.get('catalog_version', '?')}")
     header = (f"{versions}: {rec.get('deployment')}\n"
-              f"sized for {req.tps:g} tps at {req.reads_per_write:g} reads/write, p99 <= "
+              f"sized for {req.tps:g} tps {req.mix_text}, p99 <= "
               f"{req.p99_ms:g} ms, {req.data_gb:g} GiB of data ({req.server})")
     return DeploymentPlan(servers=tuple(servers), deployment=str(rec.get("deployment")),
                           region=req.region or catalog.region, header=header)

@@ -142,6 +142,15 @@ def server_for(req: MysqlSizeRequest, layout: Layout, role: str, replicas: int, 
     return all_servers[0] if role == "master" else all_servers[1]
 
 
+def idle_role(c: Candidate, req: MysqlSizeRequest, replicas: int,
+              measured: TxnIo | None) -> bool:
+    """Whether the candidate's role receives no transactions at any load: a master behind
+    replicas under a read-only shape (every read goes to the replicas, and there are no writes).
+    Such a server is sized by its hard limits alone (capacity, CPU); it has no latency to
+    screen, verify in the event simulation or bound the knee with."""
+    return server_for(req, c.layout, c.role, replicas, req.target_tps, measured).rate_tps <= 0
+
+
 def _demand(server: MysqlServer) -> tuple[float, float, float]:
     """(random reads/s, writes/s, MiB/s) a server issues, from its request mix."""
     reads = writes = mib = 0.0
@@ -424,6 +433,9 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
 def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
             measured: TxnIo | None) -> str | None:
     role = c.role
+    if idle_role(c, req, replicas, measured):
+        c.details["idle"] = True
+        return None
     floor_ms = p99_floor_s(plan, server_for(req, c.layout, role, replicas, req.tps,
                                             measured)) * 1000
     if floor_ms > req.p99_ms * P99_FLOOR_MARGIN:
@@ -538,7 +550,11 @@ def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:
 def _verify(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
             measured: TxnIo | None) -> str | None:
     """The event simulation's verdict at the headroom and the target load (the headroom load
-    first: it fails more often, and then the target load is not needed)."""
+    first: it fails more often, and then the target load is not needed). A role that receives no
+    transactions has nothing to simulate: it passes, and its deployment says so."""
+    if idle_role(c, req, replicas, measured):
+        c.details["idle"] = True
+        return None
     loads: list[DesLoad] = []
     for label, tps in (("headroom", req.target_tps), ("target", req.tps)):
         check = _des_load(c, catalog, req, replicas, tps, measured, label)
@@ -754,7 +770,9 @@ def deployment_knee(req: MysqlSizeRequest, catalog: Catalog, master: Candidate,
     master candidate keeps it."""
     key = (replica.spec if replica is not None else None, replicas, des_check)
     if key not in master._knees:
-        servers = [c for c in (master, replica) if c is not None]
+        # A server that receives no transactions meets the SLO at any load: the others bound it.
+        servers = [c for c in (master, replica)
+                   if c is not None and not idle_role(c, req, replicas, measured)]
         # Each server's analytic check is its own, so a server heading several deployments is
         # searched once; the deployment's analytic knee is the lowest of its servers'.
         own = {id(c): _server_knee(req, catalog, c, replicas, measured) for c in servers}

@@ -235,6 +235,8 @@ class MysqlDeployment:
     headroom_pct: float
     # the recommendation's tail with and without slow episodes (results saved before: absent)
     variability: Variability | None = field(default=None, metadata=OMIT_NONE)
+    # a role that receives no transactions (a master under a read-only shape), in words
+    idle: str | None = field(default=None, metadata=OMIT_NONE)
 
     def verified_p99(self, load: str) -> tuple[str, DesLoad] | None:
         """The slowest server's event-simulation check at `load` (target, headroom or knee)

@@ -17,6 +17,7 @@ from recommend.mysql_search import (
     bottleneck_of,
     deployment_knee,
     des_check,
+    idle_role,
     passes_des,
     search_role,
     server_for,
@@ -197,7 +198,12 @@ def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
     knee = deployment_knee(req, catalog, m, r if dep.replicas else None, dep.replicas, measured,
                            des_check=des_knee)
     tps = math.floor(knee)
+    idle = [c.role for c in servers if idle_role(c, req, dep.replicas, measured)]
     return MysqlDeployment(
+        idle=(f"{' and '.join(idle)} receives no transactions (the shape has no writes, and "
+              f"every read goes to the replica{'s' if dep.replicas > 1 else ''}): sized by "
+              "capacity and CPU alone; it has no latency to screen or to check in the event "
+              "simulation") if idle else None,
         why=why, deployment=dep.text, master=m.spec,
         replicas=(r.spec,) * dep.replicas if r else (),
         monthly_usd=round(dep.monthly_usd, 2),

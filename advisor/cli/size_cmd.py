@@ -210,8 +210,8 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
     slo = r.slo
     if isinstance(r.request, MysqlSizeRequest):
         q = r.request
-        console.print(f"[bold]Sizing[/bold] MySQL {q.tps:g} tps at {q.reads_per_write:g} "
-                      f"reads/write, {q.data_gb:g} GiB, p99 <= {q.p99_ms:g} ms with "
+        console.print(f"[bold]Sizing[/bold] MySQL {q.tps:g} tps {q.mix_text}, "
+                      f"{q.data_gb:g} GiB, p99 <= {q.p99_ms:g} ms with "
                       f"{q.headroom:.0%} headroom (knee >= {slo['target_tps']:,.0f} tps), "
                       f"{slo['durability']}")
         for line in getattr(r, "workload_shape", ()):
@@ -334,12 +334,19 @@ def _breakdown(rec: MysqlDeployment | AerospikeCluster) -> str:
 
 def verified_text(d: MysqlDeployment) -> str:
     """Each server's event-simulation p99 with its 95 % interval, at each load checked."""
+    idle = getattr(d, "idle", None)
     if not d.verified:
-        return "not checked in the event simulation"
-    parts = []
+        return idle or "not checked in the event simulation"
+    parts = [idle] if idle else []
     for role, v in d.verified.items():
         if not v.loads:  # a result saved before the interval was recorded
             parts.append(f"{role} p99 {v.des_p99_ms_at_headroom:,.2f} ms at headroom load")
+            continue
+        if not any(x.requests for x in v.loads):  # a replica of a write-only shape
+            lags = ", ".join(f"{x.background_lag_s:,.2f} s at {x.load} {x.tps:,.0f} tps"
+                             for x in v.loads)
+            parts.append(f"{role} serves no reads; its applier's lag {lags}"
+                         f"{'' if v.passed else ': FAILS'}")
             continue
         loads = ", ".join(f"{x.p99_ms:,.2f} ms (95 % CI {x.p99_ci95_ms[0]:,.2f}-"
                           f"{x.p99_ci95_ms[1]:,.2f}) at {x.load} {x.tps:,.0f} tps"
@@ -369,7 +376,7 @@ def _deployment_lines(text: str) -> str:
 
 def _worst_des(d: MysqlDeployment) -> str:
     """The worst server's DES p99 at the headroom load, its 95 % upper bound on a second line."""
-    checks = list(d.verified.values())
+    checks = [v for v in d.verified.values() if not v.loads or any(x.requests for x in v.loads)]
     if not checks:
         return "-"
     worst = max(checks, key=lambda v: v.p99_ci95_ms_at_headroom[1]

@@ -209,7 +209,7 @@ def size_context(result: SizeResult, curves: SizeCurves | None,
     q = result.request
     mysql = isinstance(result, MysqlSizeResult)
     if isinstance(q, MysqlSizeRequest):
-        title = f"MySQL {q.tps:,.0f} tps at {q.reads_per_write:g} reads/write"
+        title = f"MySQL {q.tps:,.0f} tps {q.mix_text}"
     else:
         title = f"Aerospike {q.reads_per_sec:,.0f} reads/s + {q.writes_per_sec:,.0f} writes/s"
     chart: dict[str, Any] | None = None

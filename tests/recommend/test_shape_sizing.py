@@ -4,7 +4,9 @@ from typing import Any
 
 import pytest
 
+from advisor.cli.size_cmd import verified_text
 from advisor.userfiles import CATALOG_ENV
+from recommend.result import MysqlDeployment, load_size_result
 from tests.recommend.test_size_cli import run_json
 
 
@@ -51,3 +53,45 @@ def test_sysbench_oltp_rw_costs_more_than_the_default_shape(default: dict[str, A
     assert sb["recommendation"]["monthly_usd"] > default["recommendation"]["monthly_usd"]
     assert any("10 point selects + 4 range selects x 100 rows" in line
                for line in sb["workload_shape"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_read_only_shape_sizes_with_an_idle_master_and_a_verified_replica() -> None:
+    """sysbench oltp_read_only sends the master nothing (every read goes to the replicas, there
+    are no writes): the master is sized by capacity and CPU alone and said to be idle, the
+    replica is screened and verified in the event simulation, and the knee is the replica's.
+    (This request used to run for hours: the idle master was modelled as 2^30 closed-loop
+    clients.)"""
+    ro = run_json("size", "--tps", "500", "--p99-ms", "20", "--preset", "sysbench-oltp-ro",
+                  "--format", "json")
+    rec = ro["recommendation"]
+    assert rec["replicas"]  # auto keeps a replica: it serves every transaction here
+    assert "master receives no transactions" in rec["idle"]
+    assert set(rec["verified"]) == {"replica"}
+    assert rec["verified"]["replica"]["passed"]
+    assert {x["load"] for x in rec["verified"]["replica"]["loads"]} >= {"target", "headroom"}
+    assert rec["max_tps_at_slo"] >= ro["slo"]["target_tps"]
+    assert rec["p99_ms"] > 0  # the replica's, at the target load
+    assert [b["role"] for b in rec["bottlenecks"]] == ["replica"]
+    for alt in ro["alternatives"]:
+        assert "master receives no transactions" in alt["idle"]
+    assert any("read-only transaction = 10 point selects + 4 range selects x 100 rows" in line
+               for line in ro["workload_shape"])
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_a_write_only_shape_checks_the_replicas_applier_not_a_p99_of_no_reads() -> None:
+    """sysbench oltp_write_only sends the replicas no reads: their event-simulation check is
+    their applier keeping up, and the answer says so rather than a p99 of 0 requests."""
+    wo = run_json("size", "--tps", "500", "--p99-ms", "20", "--preset", "sysbench-oltp-wo",
+                  "--format", "json")
+    rec = load_size_result(wo).recommendation
+    assert isinstance(rec, MysqlDeployment)
+    assert all(x.requests == 0 for x in rec.verified["replica"].loads)
+    assert all(x.requests > 0 for x in rec.verified["master"].loads)
+    text = verified_text(rec)
+    assert "replica serves no reads; its applier's lag" in text
+    assert "0.00 ms (95 % CI 0.00-0.00)" not in text
+    assert load_size_result(wo).request.mix_text == "of write-only transactions"

@@ -26,6 +26,9 @@ def binding_capacity(plan: SimPlan, mix: Mix, exhausted: set[int]) -> tuple[floa
     return best, arg
 
 
+MVA_MAX_STEPS = 100_000  # clients the mean value analysis adds one at a time, at most
+
+
 @dataclass(frozen=True, slots=True)
 class Station:
     demand_s: float  # seconds of this station per request
@@ -53,7 +56,12 @@ def stations(plan: SimPlan, mix: Mix, exhausted: set[int]) -> list[Station]:
 
 def closed_loop(q: int, stations: list[Station], z: float) -> tuple[float, float]:
     """(throughput, mean queueing delay) of `q` clients cycling through a delay `z` and the
-    stations (mean value analysis; Little's law holds on the result)."""
+    stations (mean value analysis; Little's law holds on the result). The recursion adds one
+    client at a time and stops early, exactly, once the throughput reaches the bottleneck's
+    capacity (more clients only queue). It adds MVA_MAX_STEPS clients at most: past them the
+    residence time is held at its last value (it only grows with the population, so the
+    throughput taken is an upper bound, capped at the capacity), which keeps the work bounded
+    for any population."""
     if not stations:
         return q / z, 0.0
     d = np.array([s.demand_s for s in stations])
@@ -63,13 +71,19 @@ def closed_loop(q: int, stations: list[Station], z: float) -> tuple[float, float
     util = np.zeros(d.size)
     x = 0.0
     cap = 1.0 / d.max()
-    for n in range(1, q + 1):
+    residence = 0.0
+    for n in range(1, min(q, MVA_MAX_STEPS) + 1):
         waiting = np.maximum(0.0, queue - util)
         wait = d * waiting + util * d * resid
         resid_time = np.where(pacer, wait, wait + d)
-        x = min(n / (z + resid_time.sum()), cap)
+        residence = float(resid_time.sum())
+        x = min(n / (z + residence), cap)
+        if x >= cap:
+            break
         queue = x * (wait + d)
         util = np.minimum(1.0, x * d)
+    if q > MVA_MAX_STEPS:
+        x = min(q / (z + residence), cap)
     delay = max(0.0, q / x - z)
     return x, delay
 

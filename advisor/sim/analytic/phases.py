@@ -43,8 +43,8 @@ def run_phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float |
         # On serial devices the service time is spent at the station, not as a delay.
         z = mix.service.mean - (mix.serial_seconds if plan.dev_serial[0] else 0.0)
         slope = 0.0
-        if open_rate:
-            lam = open_rate
+        if open_rate is not None:  # an open loop, idle at a rate of 0
+            lam = max(0.0, open_rate)
             rho = lam / cap if math.isfinite(cap) else 0.0
             wait_var = 0.0
             if rho < 1:
@@ -88,7 +88,7 @@ def run_phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float |
                     end, hit = te, l
         phases.append(Phase(start_s=t, end_s=end, x=x, wait_s=wait, binding=binding,
                             capacity=cap, backlog_slope=slope, balances_start=dict(bal),
-                            wait_var=wait_var if open_rate else 0.0,
+                            wait_var=wait_var if open_rate is not None else 0.0,
                             rates=tuple(plan.rate_in_force(l, exhausted)
                                         for l in range(plan.n_limits)), split=split))
         for l in buckets:
