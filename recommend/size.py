@@ -184,7 +184,7 @@ def _lowest_p99(rejected: list[Candidate]) -> tuple[float, str] | None:
         return None
     p99, c, bound = max(best.values(), key=lambda t: t[0])
     return p99, (f"{c.role} {c.spec}, ${c.monthly_usd:,.2f}/month"
-                 + (": at least this, its I/Os' service times alone" if bound else ""))
+                 + (": at least this, its transactions' service times alone" if bound else ""))
 
 
 def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,

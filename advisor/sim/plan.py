@@ -75,6 +75,12 @@ class SimPlan:
     # not changed once compiled; `replace` (as in `with_write_load`) starts an empty memo.
     memo: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False,
                                       compare=False)
+    # The part of that memo that depends only on the devices, the RAID geometry and how each
+    # limit charges an I/O (the per-I/O costs and service times), not on the limits' rates or
+    # credits: a plan derived by changing only those (`at_baseline`, `with_balances`: a
+    # search judges every candidate's buckets for its load) shares it with its parent.
+    rate_free: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False,
+                                           compare=False)
 
     def packed(self) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64],
                               NDArray[np.float64]]:
@@ -309,8 +315,16 @@ def at_baseline(plan: SimPlan, buckets: list[int] | None = None, *, why: str) ->
         owner[l] = -1
     for b in chosen:
         cap[b] = init[b] = earn[b] = 0.0
-    return replace(plan, lim_burst=burst, lim_cap=cap, lim_init=init, lim_earn=earn,
-                   lim_owner=owner, baseline_only=judged, notes=list(plan.notes))
+    return _rates_changed(plan, replace(plan, lim_burst=burst, lim_cap=cap, lim_init=init,
+                                        lim_earn=earn, lim_owner=owner, baseline_only=judged,
+                                        notes=list(plan.notes)))
+
+
+def _rates_changed(parent: SimPlan, derived: SimPlan) -> SimPlan:
+    """`derived`, which differs from `parent` only in its limits' rates and credits, sharing
+    the parent's rate-free memo."""
+    derived.rate_free = parent.rate_free
+    return derived
 
 
 def judge_buckets(plan: SimPlan, spend_per_s: dict[int, float], cycle: DailyCycle,
@@ -369,7 +383,7 @@ def with_balances(plan: SimPlan, balances: dict[int, float]) -> SimPlan:
     init = plan.lim_init.copy()
     for b, bal in balances.items():
         init[b] = min(float(plan.lim_cap[b]), max(0.0, bal))
-    return replace(plan, lim_init=init, notes=list(plan.notes))
+    return _rates_changed(plan, replace(plan, lim_init=init, notes=list(plan.notes)))
 
 
 def _rate_text(plan: SimPlan, l: int, rate: float) -> str:

@@ -76,7 +76,8 @@ def test_size_report_flag_and_the_reproduce_command(
 def test_size_report_without_reads_uses_the_presets_ratio(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, preset: list[str]) -> None:
     """`advisor size --tps 627 --report` without --reads (the request's `reads` is None: the
-    preset's ratio) writes the page, which names that ratio; so with another preset."""
+    preset's ratio) writes the page, which names that ratio in its request table, and in its
+    title the ratio or, at 0 (sysbench oltp_read_write), the one class every transaction is."""
     from workloads.mysql_shape import PRESETS
 
     page = tmp_path / "size.html"
@@ -86,7 +87,8 @@ def test_size_report_without_reads_uses_the_presets_ratio(
     assert json.loads(out)["request"]["reads"] is None
     ratio = PRESETS[preset[1] if preset else "point-rw"].reads
     text = page_text(page.read_text("utf-8"))
-    assert f"Sizing report — MySQL 627 tps at {ratio:g} reads/write" in text
+    mix = f"at {ratio:g} reads/write" if ratio else "of read-write transactions"
+    assert f"Sizing report — MySQL 627 tps {mix}" in text
     assert f"reads per write\n{ratio:g} (" in text
 
 

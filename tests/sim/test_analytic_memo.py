@@ -5,7 +5,7 @@ import numpy as np
 
 from advisor.layout import resolve
 from advisor.sim.analytic import build_mix
-from advisor.sim.plan import compile_plan, with_write_load
+from advisor.sim.plan import at_baseline, compile_plan, with_balances, with_write_load
 from advisor.userfiles import load_catalog
 from workloads.mysql import MysqlParams, derive_io, servers
 
@@ -49,5 +49,30 @@ def test_a_derived_plan_starts_with_an_empty_memo() -> None:
     srv = _server(400.0)
     build_mix(plan, srv.request_classes(), srv.background_specs())
     loaded = with_write_load(plan, 50.0)
-    assert plan.memo
-    assert not loaded.memo
+    assert plan.rate_free
+    assert not loaded.rate_free
+
+
+def test_a_plan_judged_at_its_baselines_shares_the_costs_and_gives_a_fresh_plans_mix() -> None:
+    """`at_baseline` and `with_balances` change only the limits' rates and credits: the judged
+    plan shares its parent's per-I/O costs and service times (a search judges every candidate's
+    buckets), and its mix equals the one built on a freshly compiled plan judged alike."""
+    layout = resolve("m5.large:raid0:2xgp2:100GiB", CATALOG)
+    plan = compile_plan(layout, CATALOG)
+    srv = _server(600.0)
+    mix = build_mix(plan, srv.request_classes(), srv.background_specs())
+    judged = with_balances(at_baseline(plan, why="test"), {})
+    assert judged is not plan
+    assert judged.rate_free is plan.rate_free
+    assert not judged.memo
+    shared = build_mix(judged, srv.request_classes(), srv.background_specs())
+    fresh_plan = at_baseline(compile_plan(layout, CATALOG), why="test")
+    fresh = build_mix(fresh_plan, srv.request_classes(), srv.background_specs())
+    assert fresh_plan.rate_free is not plan.rate_free
+    assert shared.service is mix.service
+    np.testing.assert_array_equal(shared.cost, fresh.cost)
+    np.testing.assert_array_equal(mix.cost, fresh.cost)  # the search keeps the parent's mix
+    np.testing.assert_array_equal(shared.cost_sq, fresh.cost_sq)
+    np.testing.assert_array_equal(shared.service.values, fresh.service.values)
+    assert (shared.serial_seconds, shared.bytes_per_request, shared.fg_share) == (
+        fresh.serial_seconds, fresh.bytes_per_request, fresh.fg_share)

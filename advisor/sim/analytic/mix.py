@@ -205,10 +205,12 @@ def _frozen(d: Dist) -> Dist:
 
 
 def _memo(plan: SimPlan, key: Hashable, make: Callable[[], T]) -> T:
-    """`make()` once per plan and key."""
-    if key not in plan.memo:
-        plan.memo[key] = make()
-    out: T = plan.memo[key]
+    """`make()` once per plan and key, in the plan's rate-free memo: what is kept here (per-I/O
+    costs, service times) depends on the devices and how the limits charge I/Os, never on the
+    limits' rates or credits, so plans that differ only in those share it."""
+    if key not in plan.rate_free:
+        plan.rate_free[key] = make()
+    out: T = plan.rate_free[key]
     return out
 
 
