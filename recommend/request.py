@@ -115,17 +115,8 @@ class MysqlSizeRequest(SizeCommon, MysqlOptions):
 
     @property
     def mix_text(self) -> str:
-        """The transaction mix after '{tps} tps': 'at 3.25 reads/write', or 'of read-only
-        transactions' (write-only, read-write) where the shape has one class and a ratio would
-        say nothing."""
-        preset = PRESETS[self.preset]
-        if preset.write_txn is None:
-            return "of read-only transactions"
-        if preset.read_txn is None:
-            return "of write-only transactions"
-        if self.reads_per_write <= 0:
-            return "of read-write transactions"
-        return f"at {self.reads_per_write:g} reads/write"
+        """The transaction mix after '{tps} tps' (`WorkloadShape.mix_text`)."""
+        return self.params(replicas=1, tps=1.0).shape.mix_text(self.reads_per_write)
 
     def params(self, *, replicas: int, tps: float) -> "MysqlParams":
         """The MySQL model's parameters for this request with `replicas` replicas at `tps`."""

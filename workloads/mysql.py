@@ -374,9 +374,10 @@ def _derive_io(params: MysqlParams, memory_gib: float, vcpu: int) -> TxnIo:
         f"{write_reads:.2f} page reads in its path" + (f" + {merge:.2f} change-buffer merges"
                                                        if merge else "")
         + f", {per_write:.2f} page flushes, redo {redo:,.0f} B, binlog {binlog:,.0f} B",
-        f"page flushing {flushes_per_s:,.0f} pages/s ({changes_per_s:,.0f} page changes/s "
-        f"coalesced over a {window_s:,.0f} s window: redo capacity {redo_mib:,.0f} MiB); "
-        f"innodb_io_capacity {p.io_capacity}, _max {p.flush_capacity_max:,}",
+        (f"page flushing {flushes_per_s:,.0f} pages/s ({changes_per_s:,.0f} page changes/s "
+         f"coalesced over a {window_s:,.0f} s window: redo capacity {redo_mib:,.0f} MiB); "
+         if changes_per_s > 0 else "page flushing: none (no writes); ")
+        + f"innodb_io_capacity {p.io_capacity}, _max {p.flush_capacity_max:,}",
     ]
     # The page-read count of a transaction as a binomial with its mean and variance: every
     # access misses on its own (a PK lookup misses at each level with that level's ratio).

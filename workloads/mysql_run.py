@@ -115,8 +115,8 @@ def apply_capacity_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None
 
 def _fsync_note(server: MysqlServer, plan: SimPlan) -> str | None:
     commits = len(server._commit_ios())
-    if server.role != "master" or commits == 0:
-        return None
+    if server.role != "master" or commits == 0 or server.params.write_tps <= 0:
+        return None  # a read-only shape commits no writes: nothing waits for a log flush
     prof = plan.profile
     flush = prof.write.median_ms + prof.flush_ms
     io = server.io
@@ -159,6 +159,10 @@ class ClosedLoop:
         return self.server.background(rng, t0, t1)
 
 
+IDLE_TEXT = ("idle: receives no transactions (the shape has no writes, and every read goes to "
+             "the replicas)")
+
+
 def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine: str,
                   duration_s: float, seed: int, warmup_s: float,
                   progress: Callable[[float], None] | None,
@@ -170,7 +174,10 @@ def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine:
     if threads:
         load["threads"] = threads
     stats: ServerStats
-    if engine == "des":
+    # A server offered no transactions (a master behind replicas under a read-only shape) runs
+    # nothing: the analytic engine's idle level (no wait, no I/O), with no latency to report.
+    idle = server.rate_tps <= 0 and not threads
+    if engine == "des" and not idle:
         # Page flushes follow the transactions run. On a replica the applier's work (a stream
         # fed by the master) is coupled to the reads as well: past saturation the device serves
         # both in proportion instead of one open-loop stream taking all of it.
@@ -209,6 +216,13 @@ def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine:
     note = _fsync_note(server, plan)
     if note and level.bottleneck.startswith("latency-bound"):
         level = replace(level, bottleneck=note)
+    if idle:
+        none = LatencySummary()
+        level = replace(level, latency_ms=Latency(read=none, write=none, transaction=none),
+                        engine="des" if engine == "des" else level.engine,
+                        bottleneck=IDLE_TEXT)
+        if engine == "des":  # the deployment's latency pools the DES servers' requests
+            stats = {k: LatencyStats() for k in ("read", "write", "all")}
     return level.extended(
         ServerLevel, achieved_tps=achieved, unfinished=unfinished,
         role=server.role, layout=str(layout.spec), offered_tps=round(server.rate_tps, 3),
@@ -398,15 +412,19 @@ def thread_split(dep: Deployment, catalog: Catalog, params: MysqlParams, threads
                  solved: dict[float, MysqlSimResult] | None = None) -> tuple[float, list[int]]:
     """The closed loop's rate (`tps_for_threads`) and how its `threads` spread over the servers:
     each server holds its share of the transactions in flight (its rate x its mean latency, on
-    the analytic engine), at least one thread each."""
+    the analytic engine), at least one thread each but none on a server offered no
+    transactions (an idle master under a read-only shape)."""
     tps = tps_for_threads(dep, catalog, params, threads, measured, solved=solved)
     r = _closed_loop_level(dep, catalog, params, tps, measured, solved)
+    servers = r.levels[0].servers
     in_flight = [float(s.offered_tps) * (s.latency_ms.transaction.mean or 0.0) / 1000
-                 for s in r.levels[0].servers]
+                 for s in servers]
     total = sum(in_flight)
+    busy = [float(s.offered_tps) > 0 for s in servers]
     if total <= 0:
-        return tps, [max(1, threads // len(in_flight))] * len(in_flight)
-    return tps, [max(1, round(threads * x / total)) for x in in_flight]
+        return tps, [max(1, threads // max(1, sum(busy))) if b else 0 for b in busy]
+    return tps, [max(1, round(threads * x / total)) if b else 0
+                 for x, b in zip(in_flight, busy, strict=True)]
 
 
 def _knee(levels: list[MysqlLevel], passing: list[float], p99_ms: float) -> Knee:

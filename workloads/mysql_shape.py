@@ -295,6 +295,18 @@ class WorkloadShape:
     def skew_bands(self) -> Skew:
         return parse_skew(self.skew)
 
+    def mix_text(self, reads_per_write: float) -> str:
+        """The transaction mix after '{tps} tps': 'at 3.25 reads/write', or 'of read-only
+        transactions' (write-only, read-write) where the shape has one class, or no reads per
+        write, and a ratio would say nothing."""
+        if self.write_txn is None:
+            return "of read-only transactions"
+        if self.read_txn is None:
+            return "of write-only transactions"
+        if reads_per_write <= 0:
+            return "of read-write transactions"
+        return f"at {reads_per_write:g} reads/write"
+
     def lines(self, reads_per_write: float) -> list[str]:
         """What a transaction is, in words (every output states it)."""
         n = self.secondary_indexes

@@ -12,6 +12,7 @@ from advisor.sim.analytic.mva import MVA_MAX_STEPS, Station, closed_loop
 from advisor.sim.analytic.phases import load_at
 from advisor.sim.plan import compile_plan
 from advisor.userfiles import load_catalog
+from tests.cli_helpers import simulate_json
 from workloads.mysql import MysqlParams, derive_io, servers
 from workloads.mysql_shape import shape_of
 
@@ -67,3 +68,44 @@ def test_an_unsaturated_huge_population_is_bounded_and_never_beyond_capacity() -
     assert x <= 1e6 + 1e-6
     assert x == pytest.approx(q / (z + 1e-6), rel=1e-3)
     assert math.isclose(q / x, z + delay, rel_tol=1e-9)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("engine", ["des", "analytic"])
+@pytest.mark.parametrize("ramp", ["tps=200,627", "threads=4,16"])
+def test_simulate_a_read_only_shape_with_an_idle_master(
+        capsys: pytest.CaptureFixture[str], engine: str, ramp: str) -> None:
+    """`simulate --workload mysql --preset sysbench-oltp-ro` (a replica by default) crashed in
+    the event simulation (Poisson arrivals at a rate of 0 on the master). The master is idle on
+    both engines, open or closed loop: no I/O, no latency, no client threads, and says so; the
+    deployment's latency is the replica's."""
+    r = simulate_json(capsys, "r5.large:gp3:500GiB", "--workload", "mysql", "--preset",
+                      "sysbench-oltp-ro", "--engine", engine, "--ramp", ramp,
+                      "--duration", "20")
+    for level in r["levels"]:
+        master, replica = level["servers"]
+        assert master["role"] == "master"
+        assert master["offered_tps"] == 0
+        assert master["iops"]["total"] == 0
+        assert master["latency_ms"]["transaction"]["p99"] is None
+        assert master["bottleneck"].startswith("idle: receives no transactions")
+        assert replica["offered_tps"] > 0
+        assert replica["achieved_tps"] > 0
+        assert level["latency_ms"]["transaction"]["p99"] == pytest.approx(
+            replica["latency_ms"]["transaction"]["p99"], rel=1e-6)
+        if "threads" in level["load"]:
+            assert master["load"].get("threads", 0) == 0
+    assert any("page flushing: none (no writes)" in line
+               for line in r["io_profile"]["explain"])
+
+
+def test_a_read_only_master_serving_reads_is_not_called_fsync_bound(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """With no replica the master serves the read-only transactions: they commit no writes,
+    so nothing waits for a log flush."""
+    r = simulate_json(capsys, "r5.large:gp3:500GiB", "--workload", "mysql", "--preset",
+                      "sysbench-oltp-ro", "--replicas", "0", "--engine", "analytic",
+                      "--ramp", "tps=200")
+    (master,) = r["levels"][0]["servers"]
+    assert not master["bottleneck"].startswith("fsync-bound")
+    assert master["offered_tps"] == 200
