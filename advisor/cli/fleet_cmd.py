@@ -21,7 +21,7 @@ p99_ms, replicas, reads_per_sec, writes_per_sec, ...; a blank cell takes size's 
 optionally `current_deployment` and `current_monthly_usd` (what it runs on and costs now).
 
 Rows run in this process by default; --workers N starts a local Dask cluster of N processes and
---scheduler tcp://HOST:PORT uses an existing one (pip install 'advisor[fleet]'). A row with a
+--scheduler tcp://HOST:PORT uses an existing one (pip install 'advisor\\[fleet]'). A row with a
 bad value, or whose SLO nothing meets, is recorded with its reason and the run goes on.
 --out (CSV or Parquet) gets one row per workload as it finishes; --resume skips the ids it
 already holds. Each sized row is also stored as a `size` run (--no-save to skip).

@@ -6,18 +6,21 @@ from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from advisor.options import Declared
 
 
 def _help(d: Declared) -> str:
+    """The option's help as `--help` renders it: rich markup, so a '[default: ...]' in the
+    declared text is escaped (else rich takes it for a style tag and drops it)."""
     extra = []
     if d.opt.choices:
         extra.append(" | ".join(d.opt.choices))
     bounds = d.opt.bounds_text()
     if bounds and d.opt.text is None:
         extra.append(bounds)
-    return d.opt.help + (f" ({'; '.join(extra)})" if extra else "")
+    return escape(d.opt.help + (f" ({'; '.join(extra)})" if extra else ""))
 
 
 def parameter(d: Declared) -> inspect.Parameter:

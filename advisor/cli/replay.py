@@ -292,7 +292,7 @@ def _print_device(document: dict[str, Any]) -> None:
 @with_options(
     calibrate_fields().values(),
     fixed("out", Annotated[Path | None, typer.Option(
-        "--out", help="profile file to write [default: calibration-NAME.json]",
+        "--out", help="profile file to write \\[default: calibration-NAME.json]",
         show_default=False)], None),
     fixed("fmt", FormatOpt, Format.table),
 )

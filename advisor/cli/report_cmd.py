@@ -39,7 +39,7 @@ def report(
     result: Annotated[Path | None, typer.Argument(help="result JSON file (from --format json "
                                                   "or --out)", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="HTML file to write [default: report.html]", show_default=False,
+        "--out", "-o", help="HTML file to write \\[default: report.html]", show_default=False,
         dir_okay=False)] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", hidden=True, dir_okay=False)] = None,  # the old name, still accepted

@@ -142,7 +142,7 @@ def show_run(run_id: IdArg, fmt: FormatOpt = Format.table, out: OutOpt = None) -
 def report_run(
     run_id: IdArg,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="HTML file to write [default: report.html]", show_default=False,
+        "--out", "-o", help="HTML file to write \\[default: report.html]", show_default=False,
         dir_okay=False)] = None,
     catalog: CatalogOpt = None,
 ) -> None:

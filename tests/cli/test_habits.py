@@ -179,3 +179,39 @@ def test_report_out_and_output_disagreeing_is_bad_input(
                          "--output", str(tmp_path / "b.html"))
     assert (code, out) == (2, "")
     assert err == "error: --out and --output name the same option (the HTML file): give one\n"
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    out = [(path, group)]
+    for name, cmd in getattr(group, "commands", {}).items():
+        out += _commands(cmd, (*path, name))
+    return out
+
+
+def test_every_help_text_shows_its_square_brackets(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--help` is rendered as rich markup, which takes '[fleet]' or '[default: report.html]'
+    for a style tag and drops it: `advisor fleet --help` said "pip install 'advisor'". Every
+    command's and option's help that holds a '[' shows it in the rendered page."""
+    import typer
+
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per help text: nothing wraps
+    checked = 0
+    for path, cmd in _commands(typer.main.get_command(cli_main.app)):
+        texts = [cmd.help or ""] + [getattr(p, "help", None) or "" for p in cmd.params]
+        texts = [t for t in texts if "[" in t]
+        if not texts:
+            continue
+        code, out, _ = run(capsys, *path, "--help")
+        assert code == 0
+        shown = " ".join(out.split())
+        for text in texts:
+            for line in text.split("\n"):
+                # What a reader sees: escaped brackets as brackets, white space folded, and
+                # rich's own tags ([bold]...) taken out.
+                want = " ".join(line.replace("\\[", "[").split())
+                for part in (want.split("[bold]")[0], *want.split("[/bold]")[1:]):
+                    if "[" in part and "[/" not in part and "[i]" not in part:
+                        assert part.strip() in shown, (path, part)
+                        checked += 1
+    assert checked >= 4  # fleet's pip extra, report's and runs report's --out, layout's SPEC
