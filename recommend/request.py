@@ -22,6 +22,7 @@ from advisor.options import (
     from_text,
     option,
 )
+from workloads.aerospike_options import record_bytes_option
 from workloads.mysql_options import MysqlOptions
 from workloads.mysql_shape import PRESETS
 
@@ -141,7 +142,6 @@ class MysqlSizeRequest(SizeCommon, MysqlOptions):
 
 
 AEROSPIKE_STORAGE = ("any", "store", "ebs", "shadow")
-MAX_RECORD_BYTES = 8 << 20  # Aerospike 7+: write-block-size (and so a record) at most 8 MiB
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,8 +151,7 @@ class AerospikeSizeRequest(SizeCommon):
 
     reads_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client reads/s")
     writes_per_sec: float = option(0.0, ge=0, le=1e9, help="aerospike: client writes/s")
-    record_bytes: int = option(1536, ge=1, le=MAX_RECORD_BYTES,
-                               help="aerospike: record size (bytes)")
+    record_bytes: int = record_bytes_option()
     replication_factor: int = option(2, ge=1, le=8, help="aerospike: copies of each record")
     storage: str = option("any", choices=AEROSPIKE_STORAGE,
                           help="aerospike: any (instance store or EBS; instance store loses a "

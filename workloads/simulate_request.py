@@ -22,6 +22,7 @@ from advisor.options import (
     option,
     show_value,
 )
+from workloads.aerospike_options import record_bytes_option
 from workloads.mysql_options import MysqlOptions
 
 MAX_DURATION_S = 7 * 86400.0  # the event simulation's bound (and raw patterns')
@@ -243,8 +244,7 @@ class AerospikeSimRequest(SimulateCommon):
                                          help="aerospike: client reads/s (instead of --x)")
     writes_per_sec: float | None = option(None, ge=0, le=1e9, panel=DB,
                                           help="aerospike: client writes/s (instead of --x)")
-    record_bytes: int = option(1536, ge=16, le=1 << 20, panel=DB,
-                               help="aerospike: record size in bytes")
+    record_bytes: int = record_bytes_option(panel=DB)
     replication_factor: int = option(1, ge=1, le=8, panel=DB,
                                      help="aerospike: copies of each record")
     update_pct: float = option(0.0, ge=0, le=100, panel=DB,

@@ -421,6 +421,9 @@ def synthetic_plan(*, service_mean_s: float, exponential: bool, serial: bool,
         profile=profile)
 
 
+STALL_CAP = 0.9  # the most reads a sustained write rate can put into the device's stall tail
+
+
 def with_write_load(plan: SimPlan, write_mibps_per_device: float) -> SimPlan:
     """The plan with SSD read/write interference for a sustained write rate: a read then takes a
     tail stall with extra probability `read_stall_per_write_mibps` x MiB/s (0 for most)."""
@@ -428,9 +431,13 @@ def with_write_load(plan: SimPlan, write_mibps_per_device: float) -> SimPlan:
     if k <= 0 or write_mibps_per_device <= 0:
         return plan
     ptail = plan.dev_ptail.copy()
-    ptail[:, 0] = np.minimum(0.9, ptail[:, 0] + k * write_mibps_per_device)
+    fitted = k * write_mibps_per_device
+    ptail[:, 0] = np.minimum(STALL_CAP, ptail[:, 0] + fitted)
+    extra = float(ptail[0, 0] - plan.dev_ptail[0, 0])
     out = replace(plan, dev_ptail=ptail)
-    out.notes = [*plan.notes, f"{k * write_mibps_per_device:.2%} of reads stall behind "
+    capped = (f" (capped at {STALL_CAP:.0%} of reads: the fitted rate, {fitted:.0%}, is far "
+              "beyond the write rates it was fitted on)" if extra < fitted - 1e-12 else "")
+    out.notes = [*plan.notes, f"{extra:.2%} more reads stall behind "
                  f"{write_mibps_per_device:,.1f} MiB/s of writes per device (SSD program/erase "
-                 "interference, fitted to ACT on i3)"]
+                 f"interference, fitted to ACT on i3){capped}"]
     return out

@@ -196,3 +196,23 @@ def test_a_passing_level_given_as_rates_is_reported_as_passing(catalog: Catalog)
     assert r.rating.x is None
     assert "does not pass" not in r.rating.text
     assert "5,000 reads/s" in r.rating.text
+
+
+def test_an_overloaded_device_fails_every_slice_and_caps_its_stall_share() -> None:
+    """1 MiB records at 1x (1,000 writes/s = ~2 GB/s of large blocks per device) overload an
+    i3.large's NVMe: the last slice, whose reads never finished, used to pass with 0 reads, and
+    the note said 170 % of reads stall. A slice offered reads that finished none fails, and the
+    note gives the stall share applied (capped at 90 %) and says it was capped."""
+    catalog = builtin_catalog()
+    load = ActLoad.at_x(1.0, 1, record_bytes=1 << 20)
+    r = simulate_act(resolve("i3.large:store", catalog), catalog, [({"x": 1.0}, load)],
+                     duration_s=5.0, slice_s=1.0)
+    level = r.levels[0]
+    assert not level.act.passed
+    assert all(not s.passed for s in level.act.slices)
+    empty = [s for s in level.act.slices if s.reads == 0]
+    assert empty
+    assert all(s.fails[0].startswith("no read finished in the slice") for s in empty)
+    note = next(n for n in level.notes if "reads stall behind" in n)
+    assert note.startswith("89.80% more reads stall behind")
+    assert "capped at 90% of reads" in note
