@@ -203,7 +203,8 @@ def _deployment(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
         idle=(f"{' and '.join(idle)} receives no transactions (the shape has no writes, and "
               f"every read goes to the replica{'s' if dep.replicas > 1 else ''}): sized by "
               "capacity and CPU alone; it has no latency to screen or to check in the event "
-              "simulation") if idle else None,
+              "simulation, and it could not take a failed replica's reads (size with one "
+              "replica more to survive that)") if idle else None,
         why=why, deployment=dep.text, master=m.spec,
         replicas=(r.spec,) * dep.replicas if r else (),
         monthly_usd=round(dep.monthly_usd, 2),
