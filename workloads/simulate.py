@@ -128,7 +128,8 @@ def _run(req: SimulateRequest, catalog: Catalog, *, measured: TxnIo | None,
             layout, catalog, params=req.params(req.tps), replica_layout=replica,
             measured=measured, p99_ms=req.p99_ms, ramp=req.ramp, duration=req.duration,
             engine=req.engine, seed=req.seed, progress=progress)
-    check_budget(_act_estimate(req, layout), io_budget, duration_s=req.duration, ramp=req.ramp)
+    check_budget(_act_estimate(req, layout), io_budget, duration_s=req.duration, ramp=req.ramp,
+                 analytic=False)  # ACT's slices need the event simulation
     return run_aerospike(
         layout, catalog, x=req.x, ramp=req.ramp, reads_per_sec=req.reads_per_sec,
         writes_per_sec=req.writes_per_sec, record_bytes=req.record_bytes,

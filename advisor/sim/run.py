@@ -37,20 +37,23 @@ THREADS_LEVEL_IOS = 40 * ANALYTIC_MYSQL_IOS
 
 
 def over_budget(estimate: float, budget: float, *, field: str = "duration",
-                value: object = None) -> InvalidInput:
+                value: object = None, analytic: bool = True) -> InvalidInput:
     """The refusal of a request that would cost more than `budget` simulated I/Os, naming the
-    option that sets the cost (the duration by default, else the ramp or the open-loop rate)."""
+    option that sets the cost (the duration by default, else the ramp or the open-loop rate);
+    it suggests the analytic engine only where the workload has one (`analytic`)."""
     from advisor.options import FieldError
 
     return FieldError(field, value, f"this request's work is about {estimate:,.0f} simulated "
                       f"I/Os, over the limit of {budget:,.0f}: shorten the duration, use fewer "
-                      "or lower load levels, or the analytic engine")
+                      "or lower load levels" + (", or the analytic engine" if analytic else ""))
 
 
 def check_budget(estimate: float, budget: float | None, *, duration_s: float,
-                 ramp: "Ramp | str | None" = None, rate: float | None = None) -> None:
+                 ramp: "Ramp | str | None" = None, rate: float | None = None,
+                 analytic: bool = True) -> None:
     """Raise `over_budget` when `estimate` exceeds `budget` (None: MAX_IO_BUDGET); the field
-    named is the ramp when there is one, else the open-loop rate, else the duration."""
+    named is the ramp when there is one, else the open-loop rate, else the duration.
+    `analytic`: whether the workload can run on the analytic engine instead."""
     limit = MAX_IO_BUDGET if budget is None else min(budget, MAX_IO_BUDGET)
     if not estimate <= limit:  # NaN counts as over
         if ramp is not None:
@@ -58,10 +61,11 @@ def check_budget(estimate: float, budget: float | None, *, duration_s: float,
 
             text = ramp if isinstance(ramp, str) else \
                 f"{ramp.key}={','.join(plain_number(v) for v in ramp.values)}"
-            raise over_budget(estimate, limit, field="ramp", value=text)
+            raise over_budget(estimate, limit, field="ramp", value=text, analytic=analytic)
         if rate:
-            raise over_budget(estimate, limit, field="rate_iops", value=rate)
-        raise over_budget(estimate, limit, field="duration", value=duration_s)
+            raise over_budget(estimate, limit, field="rate_iops", value=rate, analytic=analytic)
+        raise over_budget(estimate, limit, field="duration", value=duration_s,
+                          analytic=analytic)
 
 
 def parse_ramp(text: str, allowed: tuple[str, ...] = ("iodepth", "threads", "rate")) -> Ramp:

@@ -109,3 +109,4 @@ def test_a_read_only_master_serving_reads_is_not_called_fsync_bound(
     (master,) = r["levels"][0]["servers"]
     assert not master["bottleneck"].startswith("fsync-bound")
     assert master["offered_tps"] == 200
+

@@ -116,3 +116,19 @@ def test_bad_layout_spec_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert out == ""
     assert err.startswith("error: ")
     assert err.count("\n") == 1
+
+
+def test_a_refused_act_run_does_not_suggest_the_analytic_engine(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Too much work is refused with what to change; ACT's slices need the event simulation,
+    so for Aerospike the analytic engine (which refuses ACT) is not among the suggestions, and
+    for a raw pattern it is."""
+    code, _, err = run(capsys, "simulate", "i3.large:store", "--workload", "aerospike",
+                       "--ramp", "x=1000", "--duration", "3600")
+    assert code == 2
+    assert "use fewer or lower load levels\n" in err
+    assert "analytic" not in err
+    code, _, err = run(capsys, "simulate", "m5.8xlarge:gp3:500GiB:16000iops", "--rw", "randread",
+                       "--iodepth", "64", "--duration", "86400", "--engine", "des")
+    assert code == 2
+    assert err.endswith("or lower load levels, or the analytic engine\n")
