@@ -39,10 +39,13 @@ class InfeasibleSlo(AdvisorError):
     """No candidate meets the SLO: a valid question whose answer is no.
 
     `best_p99_ms` and `best` (a deployment) state the lowest p99 the search found, when it has
-    one, so that an edge can answer in one line; the message lists the closest candidates."""
+    one, so that an edge can answer in one line; the message lists the closest candidates.
+    `over_budget` says, when some deployments meet the SLO but cost more than the request's
+    budget, how many and the cheapest: then the budget is the answer, not the latency."""
 
     def __init__(self, message: str, *, best_p99_ms: float | None = None,
-                 best: str | None = None) -> None:
+                 best: str | None = None, over_budget: str | None = None) -> None:
         super().__init__(message)
         self.best_p99_ms = best_p99_ms
         self.best = best
+        self.over_budget = over_budget

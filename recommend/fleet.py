@@ -184,7 +184,10 @@ def _current_cost(raw: Any) -> float:
 
 
 def infeasible_line(exc: InfeasibleSlo) -> str:
-    """Why no deployment meets the SLO, in one line (the lowest p99 found when there is one)."""
+    """Why no deployment meets the SLO, in one line (the budget when deployments meet it above
+    the budget, else the lowest p99 found when there is one)."""
+    if exc.over_budget is not None:
+        return f"no layout meets the SLO within max_monthly_usd: {exc.over_budget}"
     if exc.best_p99_ms is not None:
         return f"no layout meets the SLO: the lowest p99 found is {exc.best_p99_ms:,.2f} ms " \
                f"({exc.best})"

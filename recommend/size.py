@@ -164,26 +164,44 @@ def _durability(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
                           loss_window=window)
 
 
-def _lowest_p99(rejected: list[Candidate]) -> tuple[float, str] | None:
-    """The lowest p99 a deployment could have among the rejected candidates: a deployment is as
-    slow as its slowest server, so the role whose best candidate is slowest sets it (a replica's
-    0.2 ms says nothing when no master gets under 4 ms). A candidate refused by its p99 floor
-    counts with the floor, a bound (said so)."""
-    best: dict[str, tuple[float, Candidate, bool]] = {}
+def _missed_p99(c: Candidate, req: MysqlSizeRequest) -> tuple[float, str, bool] | None:
+    """The p99 a rejected candidate misses the SLO by, and where: the worst of its checks (the
+    screen at the target and the headroom load, the event simulation's at each load it ran),
+    or its p99 floor (a bound, `True`). None when no latency was computed for it."""
+    figures = [(st.p99_s * 1000, f"at the {label} load {tps:,.0f} tps")
+               for st, label, tps in ((c.at_target, "target", req.tps),
+                                      (c.at_headroom, "headroom", req.target_tps))
+               if st is not None]
+    figures += [(x.p99_ms, f"at the {x.load} load {x.tps:,.0f} tps in the event simulation")
+                for x in c.details.get("des_loads", ()) if x.requests]
+    if figures:
+        p99, where = max(figures)
+        return p99, where, False
+    if "p99_floor_ms" in c.details:
+        return float(c.details["p99_floor_ms"]), f"at the target load {req.tps:,.0f} tps", True
+    return None
+
+
+def _lowest_p99(rejected: list[Candidate], req: MysqlSizeRequest) -> tuple[float, str] | None:
+    """The lowest p99 a deployment could have among the rejected candidates, each candidate
+    counted by the worst of its checks (what it misses the SLO by: a screen that passed at the
+    target load and failed at the headroom load, or in the event simulation, is not 'the lowest
+    p99'). A deployment is as slow as its slowest server, so the role whose best candidate is
+    slowest sets it (a replica's 0.2 ms says nothing when no master gets under 4 ms). A
+    candidate refused by its p99 floor counts with the floor, a bound (said so)."""
+    best: dict[str, tuple[float, Candidate, str, bool]] = {}
     for c in rejected:
-        if c.at_target is not None:
-            p99, bound = c.at_target.p99_s * 1000, False
-        elif "p99_floor_ms" in c.details:
-            p99, bound = float(c.details["p99_floor_ms"]), True
-        else:
+        missed = _missed_p99(c, req)
+        if missed is None:
             continue
+        p99, where, bound = missed
         held = best.get(c.role)
         if held is None or (p99, c.monthly_usd) < (held[0], held[1].monthly_usd):
-            best[c.role] = (p99, c, bound)
+            best[c.role] = (p99, c, where, bound)
     if not best:
         return None
-    p99, c, bound = max(best.values(), key=lambda t: t[0])
-    return p99, (f"{c.role} {c.spec}, ${c.monthly_usd:,.2f}/month"
+    p99, c, where, bound = max(best.values(), key=lambda t: t[0])
+    return p99, (f"{c.role} {c.spec}, ${c.monthly_usd:,.2f}/month, {where}"
                  + (": at least this, its transactions' service times alone" if bound else ""))
 
 
@@ -289,14 +307,19 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
                          f"search's bound, {MAX_DES_CANDIDATES}) without verifying a whole "
                          f"deployment; {stats['unverified_at_bound']} more passed the analytic "
                          "screen and were left unverified")
-        if over:
-            cheapest = min(d.monthly_usd for d in over)
-            lines.insert(0, f"{len(over)} deployment(s) meet the SLO but cost more than "
-                         f"${req.max_monthly_usd:,.2f}/month (cheapest ${cheapest:,.2f})")
-        low = _lowest_p99(rejected)
+        budget = None
+        # Over the budget: the cheapest deployment that meets the SLO, verified like an answer,
+        # so the user learns what budget the SLO needs.
+        over.sort(key=lambda d: (round(d.monthly_usd, 2), d.simplicity(), d.text))
+        dearer = next((d for d in over if good(d)), None)
+        if dearer is not None:
+            budget = (f"the cheapest deployment that meets it costs ${dearer.monthly_usd:,.2f}"
+                      f"/month, over ${req.max_monthly_usd:,.2f}: {dearer.text}")
+            lines.insert(0, budget)
+        low = _lowest_p99(rejected, req)
         raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog",
                             best_p99_ms=None if low is None else low[0],
-                            best=None if low is None else low[1])
+                            best=None if low is None else low[1], over_budget=budget)
     rec = _deployment(best, req, catalog, measured, des_knee=True)
     rec = replace(rec, variability=variability(best.servers(), req, catalog, best.replicas,
                                                 measured))

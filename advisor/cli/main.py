@@ -90,7 +90,11 @@ def _quiet_stdout() -> None:
 
 
 def _infeasible_line(exc: InfeasibleSlo) -> str:
-    """The answer in one line: the lowest p99 the search found, else the closest candidate."""
+    """The answer in one line: the budget when deployments meet the SLO above it, else the
+    lowest p99 the search found, else the closest candidate."""
+    if exc.over_budget is not None:
+        return (f"{exc.over_budget}; --explain lists the closest candidates within it and what "
+                "they miss")
     if exc.best_p99_ms is not None:
         return (f"the lowest p99 found is {exc.best_p99_ms:,.2f} ms ({exc.best}); --explain "
                 "lists the closest candidates and what they miss")
@@ -108,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
         if isinstance(code, int):  # typer.Exit(n) comes back as a return value here
             return code
     except InfeasibleSlo as exc:
-        typer.echo(f"no layout meets the SLO: {_infeasible_line(exc)}", err=True)
+        within = " within --max-monthly-usd" if exc.over_budget is not None else ""
+        typer.echo(f"no layout meets the SLO{within}: {_infeasible_line(exc)}", err=True)
         return EXIT_SLO_NOT_MET
     except FieldError as exc:  # named as the command line names it
         typer.echo(f"error: {exc.named(exc.flag)}", err=True)

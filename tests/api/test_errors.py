@@ -112,11 +112,15 @@ def test_invalid_json_and_missing_body(client: TestClient) -> None:
 
 
 def test_no_layout_meets_the_slo_is_409(client: TestClient) -> None:
-    """A valid question whose answer is no: 409 with the closest candidates and why."""
+    """A valid question whose answer is no: 409 with what the SLO costs (the cheapest
+    deployment that meets it, verified like an answer: the main job's), the closest candidates
+    within the budget and why."""
     r = client.post("/v1/size", json={"tps": 627, "max_monthly_usd": 10})
     assert r.status_code == 409
-    assert r.json()["detail"].startswith("no layout meets the SLO: 16 deployment(s) meet the "
-                                         "SLO but cost more than $10.00/month")
+    assert r.json()["detail"].startswith(
+        "no layout meets the SLO: the cheapest deployment that meets it costs $174.69/month, "
+        "over $10.00: master m6g.large:raid0:2xgp3:60GiB + 1 x replica "
+        "c6g.xlarge:raid0:2xgp3:60GiB; ")
 
 
 def test_simulations_over_the_io_budget_are_refused(client: TestClient) -> None:

@@ -240,3 +240,48 @@ def _refusal(catalog: Catalog, req: MysqlSizeRequest) -> str:
     except InfeasibleSlo as exc:
         return str(exc)
     return ""
+
+
+@pytest.mark.slow
+def test_a_budget_below_the_answer_names_the_cheapest_deployment_that_meets_the_slo(
+        catalog: Catalog, capsys: pytest.CaptureFixture[str]) -> None:
+    """--max-monthly-usd below every answer: deployments do meet the SLO, just not within the
+    budget, and the one line says what the SLO costs (verified like an answer: the same as
+    the sizing without a budget) instead of a 'lowest p99' that is within the SLO."""
+    from tests.cli_helpers import run
+
+    free = run_typed(MysqlSizeRequest(tps=300), catalog).recommendation
+    with pytest.raises(InfeasibleSlo) as info:
+        run_typed(MysqlSizeRequest(tps=300, max_monthly_usd=50), catalog)
+    assert info.value.over_budget == (
+        f"the cheapest deployment that meets it costs ${free.monthly_usd:,.2f}/month, over "
+        f"$50.00: {free.deployment}")
+    code, out, err = run(capsys, "size", "--tps", "300", "--max-monthly-usd", "50")
+    assert (code, out) == (1, "")
+    assert err.startswith("no layout meets the SLO within --max-monthly-usd: the cheapest "
+                          f"deployment that meets it costs ${free.monthly_usd:,.2f}/month")
+
+
+def test_the_lowest_p99_is_what_a_candidate_misses_the_slo_by(catalog: Catalog) -> None:
+    """A candidate that met the SLO at the target load on the screen and failed at the headroom
+    load in the event simulation counts with the event simulation's p99 (its worst check), not
+    the screen's: a 'lowest p99 found' below the SLO would contradict the answer."""
+    from advisor.sim.analytic import SteadyState
+    from recommend.mysql_search import Candidate
+    from recommend.result import DesLoad
+    from recommend.size import _lowest_p99
+
+    req = MysqlSizeRequest(tps=300, p99_ms=10)
+    spec = "c6g.large:gp3:120GiB"
+    c = Candidate(layout=resolve(spec, catalog), role="master", monthly_usd=59.24)
+    c.at_target = SteadyState(p99_s=0.00593, p50_s=0.001, mean_s=0.002, utilisation=0.5,
+                              binding="gp3 volume IOPS", throughput=70.0, backlog=False)
+    c.at_headroom = dataclasses.replace(c.at_target, p99_s=0.0062)
+    c.details["des_loads"] = (DesLoad(load="headroom", tps=390, p99_ms=10.06,
+                                      p99_ci95_ms=(8.93, 11.18), requests=11_967,
+                                      replications=4, background_lag_s=0.0, passed=False),)
+    low = _lowest_p99([c], req)
+    assert low is not None
+    assert low[0] == pytest.approx(10.06)
+    assert low[1] == (f"master {spec}, $59.24/month, at the headroom load 390 tps in the event "
+                      "simulation")
