@@ -356,6 +356,18 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
         if _verify(s, c):
             verified.append(c)
     rules = cluster_rules(req, lo, last) + ((s.stopped,) if s.stopped else ())
+    budget = req.max_monthly_usd
+    if budget is not None and verified and verified[0].monthly_usd > budget:
+        # Clusters do meet the SLO, only above the budget: the answer is what the SLO costs.
+        dearer = verified[0]
+        over = (f"the cheapest cluster that meets it costs ${dearer.monthly_usd:,.2f}/month, "
+                f"over ${budget:,.2f}: {dearer.nodes} nodes x {dearer.layout.spec}")
+        near = sorted((r for r in s.rejected if r.monthly_usd <= budget),
+                      key=lambda r: (r.stage == "pruned", -r.monthly_usd))[:5]
+        raise InfeasibleSlo("; ".join([over, *(f"{r.deployment} (${r.monthly_usd:,.2f}/month): "
+                                               f"{r.reason}" for r in near)]),
+                            over_budget=over)
+    verified = [c for c in verified if budget is None or c.monthly_usd <= budget]
     if not verified:
         near = sorted(s.rejected, key=lambda r: (r.stage == "pruned", -r.monthly_usd))[:5]
         raise InfeasibleSlo("; ".join([*(f"{r.deployment} (${r.monthly_usd:,.2f}/month): "

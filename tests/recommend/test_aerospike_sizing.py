@@ -357,3 +357,27 @@ def test_a_load_no_device_passes_stops_at_the_work_bound(catalog: Catalog) -> No
     with pytest.raises(InfeasibleSlo, match=r"of reads over 1 ms .* the search stopped after 120 "
                        r"analytic screens"):
         size_aerospike(req, catalog)
+
+
+@pytest.mark.slow
+def test_a_budget_is_kept_and_below_every_cluster_says_what_the_slo_costs(
+        catalog: Catalog) -> None:
+    """--max-monthly-usd was accepted and ignored for Aerospike (the README's sizing with a
+    $100 budget recommended $2,254.82 a month). Now no answer or alternative is over the
+    budget, and below every cluster that meets the SLO the refusal names the cheapest one."""
+    from advisor.errors import InfeasibleSlo
+
+    base = {"reads_per_sec": 100_000, "writes_per_sec": 50_000, "data_gb": 2000,
+            "replication_factor": 2}
+    free = size_aerospike(AerospikeSizeRequest(**base), catalog)
+    cheapest = free.recommendation.monthly_usd
+    with pytest.raises(InfeasibleSlo) as info:
+        size_aerospike(AerospikeSizeRequest(**base, max_monthly_usd=100), catalog)
+    assert info.value.over_budget is not None
+    assert info.value.over_budget.startswith(
+        f"the cheapest cluster that meets it costs ${cheapest:,.2f}/month, over $100.00: ")
+    capped = max([a.monthly_usd for a in free.alternatives], default=cheapest)
+    budget = (cheapest + capped) / 2 if capped > cheapest else cheapest
+    within = size_aerospike(AerospikeSizeRequest(**base, max_monthly_usd=budget), catalog)
+    assert within.recommendation.monthly_usd == cheapest
+    assert all(a.monthly_usd <= budget for a in within.alternatives)
