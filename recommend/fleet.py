@@ -224,7 +224,10 @@ def size_row(row: FleetRow, catalog: Catalog) -> RowResult:
 
 def _answer(result: SizeResult, base: dict[str, Any]) -> RowResult:
     rec = result.recommendation
-    spec = parse_spec(rec.master if isinstance(rec, MysqlDeployment) else rec.layout)
+    # The layout that carries the workload: the master's, or a replica's when the master
+    # receives no transactions (a read-only shape).
+    spec = parse_spec(rec.layout if not isinstance(rec, MysqlDeployment)
+                      else rec.replicas[0] if rec.idle and rec.replicas else rec.master)
     current = base["current_monthly_usd"]
     savings = None if current is None else round(current - rec.monthly_usd, 2)
     return RowResult(status="ok", deployment=rec.deployment, monthly_usd=rec.monthly_usd,

@@ -81,3 +81,21 @@ def test_summary_totals_savings_and_distributions() -> None:
     assert s.families == {"c6g": 2, "r6g": 1}
     assert s.storage_types == {"gp3": 2, "store": 1}
     assert s.raid_levels == {"none": 2, "raid0": 1}
+
+
+@pytest.mark.slow
+def test_a_read_only_row_is_counted_by_the_layout_that_serves_it() -> None:
+    """A read-only shape's master is idle: the fleet's family, storage and RAID columns name
+    the replica's layout, which carries the workload, not the master's (an sc1 volume)."""
+    from advisor.catalog import builtin_catalog
+    from advisor.layout.spec import parse_spec
+    from recommend.fleet import size_row
+
+    (row,) = parse_rows([{"id": "ro", "tps": 500, "p99_ms": 20, "preset": "sysbench-oltp-ro"}])
+    result = size_row(row, builtin_catalog())
+    assert result.status == "ok"
+    rec = result.result["recommendation"]
+    assert rec["idle"].startswith("master receives no transactions")
+    replica = parse_spec(rec["replicas"][0])
+    assert (result.instance_family, result.storage, result.raid) == (
+        replica.instance.split(".")[0], replica.device, replica.raid or "none")
