@@ -40,8 +40,8 @@ class InfeasibleSlo(AdvisorError):
 
     `best_p99_ms` and `best` (a deployment) state the lowest p99 the search found, when it has
     one, so that an edge can answer in one line; the message lists the closest candidates.
-    `over_budget` says, when some deployments meet the SLO but cost more than the request's
-    budget, how many and the cheapest: then the budget is the answer, not the latency."""
+    `over_budget` (`over_budget_text`) names, when deployments meet the SLO only above the
+    request's budget, the cheapest of them: then the budget is the answer, not the latency."""
 
     def __init__(self, message: str, *, best_p99_ms: float | None = None,
                  best: str | None = None, over_budget: str | None = None) -> None:
@@ -49,3 +49,10 @@ class InfeasibleSlo(AdvisorError):
         self.best_p99_ms = best_p99_ms
         self.best = best
         self.over_budget = over_budget
+
+
+def over_budget_text(kind: str, monthly_usd: float, budget_usd: float, what: str) -> str:
+    """What the SLO costs when nothing within the budget meets it: the cheapest `kind`
+    (deployment, cluster) that does, `what` it is (`InfeasibleSlo.over_budget`)."""
+    return (f"the cheapest {kind} that meets it costs ${monthly_usd:,.2f}/month, over "
+            f"${budget_usd:,.2f}: {what}")

@@ -18,7 +18,7 @@ from typing import Any
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog, InstanceType
-from advisor.errors import AdvisorError, InfeasibleSlo
+from advisor.errors import AdvisorError, InfeasibleSlo, over_budget_text
 from advisor.layout.cost import monthly_usd
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import resolve
@@ -360,8 +360,8 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
     if budget is not None and verified and verified[0].monthly_usd > budget:
         # Clusters do meet the SLO, only above the budget: the answer is what the SLO costs.
         dearer = verified[0]
-        over = (f"the cheapest cluster that meets it costs ${dearer.monthly_usd:,.2f}/month, "
-                f"over ${budget:,.2f}: {dearer.nodes} nodes x {dearer.layout.spec}")
+        over = over_budget_text("cluster", dearer.monthly_usd, budget,
+                                f"{dearer.nodes} nodes x {dearer.layout.spec}")
         near = sorted((r for r in s.rejected if r.monthly_usd <= budget),
                       key=lambda r: (r.stage == "pruned", -r.monthly_usd))[:5]
         raise InfeasibleSlo("; ".join([over, *(f"{r.deployment} (${r.monthly_usd:,.2f}/month): "

@@ -444,11 +444,11 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
 def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
             measured: TxnIo | None) -> str | None:
     role = c.role
-    if idle_role(c, req, replicas, measured):
+    server = server_for(req, c.layout, role, replicas, req.tps, measured)
+    if server.rate_tps <= 0:  # `idle_role`: its rate is 0 at every load
         c.details["idle"] = True
         return None
-    floor_ms = p99_floor_s(plan, server_for(req, c.layout, role, replicas, req.tps,
-                                            measured)) * 1000
+    floor_ms = p99_floor_s(plan, server) * 1000
     if floor_ms > req.p99_ms * P99_FLOOR_MARGIN:
         c.details["p99_floor_ms"] = floor_ms
         return (f"{role} p99 at least {floor_ms:,.2f} ms > {req.p99_ms:g} ms at target load "

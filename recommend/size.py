@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
-from advisor.errors import InfeasibleSlo
+from advisor.errors import InfeasibleSlo, over_budget_text
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.durability import layout_durability
 from recommend.explain import RoleModel, role_model
@@ -312,9 +312,9 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
         # so the user learns what budget the SLO needs.
         over.sort(key=lambda d: (round(d.monthly_usd, 2), d.simplicity(), d.text))
         dearer = next((d for d in over if good(d)), None)
-        if dearer is not None:
-            budget = (f"the cheapest deployment that meets it costs ${dearer.monthly_usd:,.2f}"
-                      f"/month, over ${req.max_monthly_usd:,.2f}: {dearer.text}")
+        if dearer is not None and req.max_monthly_usd is not None:
+            budget = over_budget_text("deployment", dearer.monthly_usd, req.max_monthly_usd,
+                                      dearer.text)
             lines.insert(0, budget)
         low = _lowest_p99(rejected, req)
         raise InfeasibleSlo("; ".join(lines) or "no candidate layout in the catalog",

@@ -295,17 +295,22 @@ class WorkloadShape:
     def skew_bands(self) -> Skew:
         return parse_skew(self.skew)
 
-    def mix_text(self, reads_per_write: float) -> str:
-        """The transaction mix after '{tps} tps': 'at 3.25 reads/write', or 'of read-only
-        transactions' (write-only, read-write) where the shape has one class, or no reads per
-        write, and a ratio would say nothing."""
+    def mix_words(self, reads_per_write: float) -> str:
+        """The transaction mix: '3.25 reads/write', or 'read-only transactions' (write-only,
+        read-write) where the shape has one class, or no reads per write, and a ratio would say
+        nothing."""
         if self.write_txn is None:
-            return "of read-only transactions"
+            return "read-only transactions"
         if self.read_txn is None:
-            return "of write-only transactions"
+            return "write-only transactions"
         if reads_per_write <= 0:
-            return "of read-write transactions"
-        return f"at {reads_per_write:g} reads/write"
+            return "read-write transactions"
+        return f"{reads_per_write:g} reads/write"
+
+    def mix_text(self, reads_per_write: float) -> str:
+        """The mix after '{tps} tps': 'at 3.25 reads/write', 'of read-only transactions'."""
+        words = self.mix_words(reads_per_write)
+        return f"{'at' if words.endswith('reads/write') else 'of'} {words}"
 
     def lines(self, reads_per_write: float) -> list[str]:
         """What a transaction is, in words (every output states it)."""

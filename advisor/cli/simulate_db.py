@@ -16,9 +16,7 @@ def print_mysql(r: MysqlSimResult) -> None:
     console.print(f"[bold]MySQL[/bold] master {dep.master}"
                   + (f", {len(dep.replicas)} replica(s) {dep.replicas[0]}" if dep.replicas
                      else ", no replicas (the master serves reads)")
-                  # '3.25 reads/write', or 'read-only transactions' where a ratio says nothing
-                  + f"  ·  {r.params.shape.mix_text(r.params.reads_per_write).split(' ', 1)[1]}"
-                  f"  ·  "
+                  + f"  ·  {r.params.shape.mix_words(r.params.reads_per_write)}  ·  "
                   f"{r.params.data_gb:g} GiB data  ·  SLO p99 <= {r.slo.p99_ms:g} ms"
                   f"  ·  seed {r.seed}")
     for line in r.io_profile.explain:

@@ -334,7 +334,7 @@ def _breakdown(rec: MysqlDeployment | AerospikeCluster) -> str:
 
 def verified_text(d: MysqlDeployment) -> str:
     """Each server's event-simulation p99 with its 95 % interval, at each load checked."""
-    idle = getattr(d, "idle", None)
+    idle = d.idle
     if not d.verified:
         return idle or "not checked in the event simulation"
     parts = [idle] if idle else []
