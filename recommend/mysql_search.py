@@ -31,7 +31,7 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.sim.analytic import SteadyState, build_mix, steady_state
-from advisor.sim.analytic.commit import with_group_commit
+from advisor.sim.analytic.commit import grouped_cost, with_group_commit
 from advisor.sim.analytic.dist import ZERO, convolve, mixture
 from advisor.sim.analytic.mix import Mix, device_key
 from advisor.sim.analytic.phases import load_at
@@ -239,11 +239,13 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
     # rate in force day after day (a baseline unless its credits last the daily peak), with the
     # screen's margin (UTILISATION_LIMIT): rated figures and no queueing model, and a load over
     # them fails the screen whatever its latency.
-    judged, mix = _judged_mix(compile_plan(layout, catalog, limits=lim), server, req)
+    plan = compile_plan(layout, catalog, limits=lim)
+    cost = server_cost(plan, server)  # a mix's cost without its service times: most fail here
+    judged, days = _judged(plan, server, req, cost)
     tps = server.params.tps
     for l, name in enumerate(judged.limit_names):
         rate = judged.rate_in_force(l, set())
-        used = server.rate_tps * float(mix.cost[l])
+        used = server.rate_tps * float(cost[l])
         if judged.lim_kind[l] != KIND_DEVICE and used > UTILISATION_LIMIT * rate:
             unit = "MiB/s" if judged.lim_kind[l] == KIND_MIB else "IOPS"
             why = judged.baseline_only.get(name)
@@ -253,7 +255,7 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
                     f"{'its sustained baseline is' if why else 'it allows'} {rate:,.1f} {unit}"
                     f"{f'; {why}' if why else ''}")
     c._plan = judged  # the plan the screen and the event simulation judge the candidate on
-    over = _over_baseline(judged, server, req)  # the margin on a bucket kept at 24 peak hours
+    over = _over_baseline(judged, req, days)  # the margin on a bucket kept at 24 peak hours
     if over:
         c.details["near_miss"] = True
         return f"{c.role} at headroom load {tps:,.0f} tps: {over}"
@@ -288,6 +290,20 @@ def server_mix(plan: SimPlan, server: MysqlServer) -> Mix:
                                        server.background_specs()), server.rate_tps)
 
 
+def server_cost(plan: SimPlan, server: MysqlServer) -> NDArray[np.float64]:
+    """`server_mix(plan, server).cost`, to the bit, without the mix's service times: what the
+    precheck's capacity checks read (`grouped_cost`)."""
+    return grouped_cost(plan, server.request_classes(), server.background_specs(),
+                        server.rate_tps)
+
+
+def _judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
+            cost: NDArray[np.float64]) -> tuple[SimPlan, dict[int, BucketDays]]:
+    """The plan with each credit bucket judged for the load spending `cost` per transaction over
+    the daily cycle, and each bucket's days (`judge_buckets`)."""
+    return judge_buckets(plan, _spend(plan, cost, server.rate_tps), _cycle(req))
+
+
 def _judged_mix(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> tuple[SimPlan, Mix]:
     """The plan with each credit bucket judged for this load (at its baseline unless, day after
     day, it lasts the peak: `judge_buckets`) and the server's mix on it: the mix on the plan,
@@ -302,7 +318,7 @@ def _buckets_judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
     """The server's mix on the plan, the plan with each credit bucket judged for the load it
     spends over the daily cycle, and each bucket's days (`judge_buckets`)."""
     mix = server_mix(plan, server)
-    judged, days = judge_buckets(plan, _spend(plan, mix.cost, server.rate_tps), _cycle(req))
+    judged, days = _judged(plan, server, req, mix.cost)
     return mix, judged, days
 
 
@@ -367,13 +383,13 @@ def _baseline_words(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
             f"{judged.lim_rate[l]:,.1f} {unit}; {why}")
 
 
-def _over_baseline(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> str | None:
+def _over_baseline(plan: SimPlan, req: MysqlSizeRequest,
+                   days: dict[int, BucketDays]) -> str | None:
     """At a 24-h peak a bucket is kept only because the load stays within its baseline: the
     load must keep the margin any limit keeps (UTILISATION_LIMIT of the baseline). Burst over a
-    part-day peak is judged by the daily cycle instead."""
+    part-day peak is judged by the daily cycle instead. `days`: each bucket's, as judged."""
     if not _cycle(req).sustained:
         return None
-    _, _, days = _buckets_judged(plan, server, req)
     for l, d in days.items():
         if d.carries and d.earn_per_s > 0:
             util = d.peak_spend_per_s / d.earn_per_s
@@ -465,7 +481,7 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
             return (f"{role} saturates at {label} load {tps:,.0f} tps ({server.rate_tps:,.0f} "
                     f"{what}/s): {st.binding} {min(st.utilisation, 9.99):.0%} busy"
                     f"{_baseline_words(plan, server, req, st.binding)}")
-        over = _over_baseline(plan, server, req)
+        over = _over_baseline(plan, req, _judged(plan, server, req, server_cost(plan, server))[1])
         if over:
             return f"{role} at {label} load {tps:,.0f} tps: {over}"
         if st.p99_s * 1000 > req.p99_ms:

@@ -10,12 +10,24 @@ share): (1 - pi) / (1 - q) flushes per commit. At a light load it is 1; near a f
 falls towards 1 / (lambda E[F]).
 """
 
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from advisor.sim.analytic.dist import Dist
-from advisor.sim.analytic.mix import ClassParts, Mix
+from advisor.sim.analytic.mix import (
+    ClassParts,
+    IoSpec,
+    Mix,
+    RequestClass,
+    _canonical,
+    _cost,
+    io_cost,
+)
+from advisor.sim.plan import SimPlan
 
 COMMIT = 2  # IoSpec.op of a log write + flush
 
@@ -37,43 +49,92 @@ def flushes_per_commit(flush: Dist, rate: float) -> float:
     return min(1.0, (1 - pi) / (1 - q))
 
 
-def commit_rates(mix: Mix, x: float) -> dict[int, float]:
-    """Commits/s on each log at `x` requests/s, every class's together: one log per commit
-    size (the redo log's commits are of one size, the binlog's another)."""
+class CommitTerm(NamedTuple):
+    """A class's commits in a mix: what group commit needs of them."""
+
+    probability: float  # of the class
+    size_bytes: int  # of the log write: one log per size
+    rate: float  # commits per request of the class
+    cost: NDArray[np.float64]  # one log write at every limiter
+    service: Dist  # one log write + flush
+
+
+def _terms(classes: Iterable[ClassParts]) -> list[CommitTerm]:
+    return [CommitTerm(c.probability, io.size_bytes, io.rate, io.cost, io.service)
+            for c in classes for io in c.ios if io.op == COMMIT]
+
+
+def _rates(terms: Sequence[CommitTerm], x: float) -> dict[int, float]:
     rates: dict[int, float] = {}
-    for c in mix.classes:
-        for io in c.ios:
-            if io.op == COMMIT:
-                rates[io.size_bytes] = rates.get(io.size_bytes, 0.0) + x * c.probability * io.rate
+    for t in terms:
+        rates[t.size_bytes] = rates.get(t.size_bytes, 0.0) + x * t.probability * t.rate
     return rates
 
 
-def with_group_commit(mix: Mix, x: float) -> Mix:
-    """The mix at `x` requests/s with each commit charged its group's share of one log write:
-    the limits' cost (and its second moment: whole flushes, fewer of them) per request."""
-    rates = commit_rates(mix, x)
-    if not rates:
-        return mix
-    cost = mix.cost.copy()
-    cost_sq = mix.cost_sq.copy() if mix.cost_sq is not None else None
-    classes = []
-    for c in mix.classes:
-        ios = []
-        for io in c.ios:
-            if io.op == COMMIT and io.rate > 0:
-                g = flushes_per_commit(io.service, rates[io.size_bytes])
-                cost -= c.probability * io.rate * io.cost * (1 - g)
-                if cost_sq is not None:
-                    cost_sq -= c.probability * io.rate * io.cost * io.cost * (1 - g)
-                part_cost = io.cost * g
-                part_cost.flags.writeable = False
-                io = replace(io, cost=part_cost)
-            ios.append(io)
-        classes.append(ClassParts(probability=c.probability, kind=c.kind, ios=tuple(ios),
-                                  service=c.service))
+def commit_rates(mix: Mix, x: float) -> dict[int, float]:
+    """Commits/s on each log at `x` requests/s, every class's together: one log per commit
+    size (the redo log's commits are of one size, the binlog's another)."""
+    return _rates(_terms(mix.classes), x)
+
+
+def _grouped(cost: NDArray[np.float64], cost_sq: NDArray[np.float64] | None,
+             terms: Sequence[CommitTerm], x: float,
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None, list[float]]:
+    """(cost, cost_sq, log writes per commit of each term) with each commit charged its group's
+    share of one log write at `x` requests/s. The arrays are new and read-only."""
+    rates = _rates(terms, x)
+    cost = cost.copy()
+    cost_sq = cost_sq.copy() if cost_sq is not None else None
+    shares = []
+    for t in terms:
+        g = 1.0
+        if t.rate > 0:
+            g = flushes_per_commit(t.service, rates[t.size_bytes])
+            cost -= t.probability * t.rate * t.cost * (1 - g)
+            if cost_sq is not None:
+                cost_sq -= t.probability * t.rate * t.cost * t.cost * (1 - g)
+        shares.append(g)
     cost = np.maximum(cost, 0.0)
     cost.flags.writeable = False
     if cost_sq is not None:
         cost_sq = np.maximum(cost_sq, 0.0)
         cost_sq.flags.writeable = False
+    return cost, cost_sq, shares
+
+
+def with_group_commit(mix: Mix, x: float) -> Mix:
+    """The mix at `x` requests/s with each commit charged its group's share of one log write:
+    the limits' cost (and its second moment: whole flushes, fewer of them) per request."""
+    terms = _terms(mix.classes)
+    if not terms:
+        return mix
+    cost, cost_sq, shares = _grouped(mix.cost, mix.cost_sq, terms, x)
+    g = iter(shares)
+    classes = []
+    for c in mix.classes:
+        ios = []
+        for io in c.ios:
+            if io.op == COMMIT:
+                share = next(g)
+                if io.rate > 0:
+                    part_cost = io.cost * share
+                    part_cost.flags.writeable = False
+                    io = replace(io, cost=part_cost)
+            ios.append(io)
+        classes.append(ClassParts(probability=c.probability, kind=c.kind, ios=tuple(ios),
+                                  service=c.service))
     return replace(mix, cost=cost, cost_sq=cost_sq, classes=tuple(classes))
+
+
+def grouped_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
+                 background: tuple[IoSpec, ...], x: float) -> NDArray[np.float64]:
+    """`with_group_commit(build_mix(plan, classes, background), x).cost`, to the bit, without
+    the mix's service times: what a capacity check at `x` requests/s reads."""
+    classes = _canonical(classes)
+    cost = _cost(plan, classes, background)
+    terms = [CommitTerm(cls.probability, io.size_bytes, io.count,
+                        *io_cost(plan, io.op, io.size_bytes, io.random)[:2])
+             for cls in classes for io in cls.ios if io.op == COMMIT]
+    if not terms:
+        return cost
+    return _grouped(cost, None, terms, x)[0]

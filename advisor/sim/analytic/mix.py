@@ -160,6 +160,11 @@ class DeviceKey:
 
 
 def device_key(plan: SimPlan) -> DeviceKey:
+    """The plan's device model and RAID geometry (once per plan: `_memo`)."""
+    return _memo(plan, "device_key", lambda: _device_key(plan))
+
+
+def _device_key(plan: SimPlan) -> DeviceKey:
     def row(a: NDArray[np.float64]) -> tuple[float, ...]:
         return tuple(float(x) for x in a[0])
 
@@ -214,6 +219,26 @@ def _memo(plan: SimPlan, key: Hashable, make: Callable[[], T]) -> T:
     return out
 
 
+def charge_key(plan: SimPlan) -> Hashable:
+    """All that the charges of an I/O at the limits (`_charge`) read of a plan: the RAID
+    geometry, the first member's device accounting and each limit's kind, unit and scope (not
+    its rate or credits). Plans alike in it (most candidates of one volume type, whatever their
+    instance) charge alike; with the device model (`device_key`: serial seconds) they share their
+    classes' charges (`_charges`). Once per plan."""
+    return _memo(plan, "charge_key", lambda: (
+        int(plan.raid), int(plan.members), int(plan.chunk_bytes),
+        tuple(plan.dev_cost[0].tolist()), float(plan.dev_rated_bytes[0]),
+        float(plan.dev_seq_bps[0]), tuple(plan.lim_kind.tolist()),
+        tuple(plan.lim_unit_bytes.tolist()), tuple(plan.limit_scope)))
+
+
+# Charges shared between plans (`charge_key`), bounded: a sizing meets a few hundred
+# combinations of accounting, device and request shape.
+_SHARED_MAX = 4096
+_SHARED_CHARGE: dict[Hashable, NDArray[np.float64]] = {}  # one I/O's (`_charge`)
+_SHARED_CHARGES: dict[Hashable, "_Charges"] = {}  # request classes' (`_charges`)
+
+
 def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
     """(cost at every limiter, service distribution, serial-device seconds) of one logical I/O
     (computed once per plan; the cost array is read-only)."""
@@ -237,6 +262,19 @@ def io_charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.f
 
 
 def _charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.float64]:
+    """One logical I/O's cost at every limiter (read-only), shared by plans alike in what it
+    reads (`charge_key`)."""
+    key = (charge_key(plan), op, size, random)
+    out = _SHARED_CHARGE.get(key)
+    if out is None:
+        if len(_SHARED_CHARGE) >= _SHARED_MAX:
+            _SHARED_CHARGE.clear()
+        out = _SHARED_CHARGE[key] = _fresh_charge(plan, op, size, random)
+        out.flags.writeable = False
+    return out
+
+
+def _fresh_charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.float64]:
     cost = np.zeros(plan.n_limits)
     if op in (3, 4):  # flush only / CPU time: no limiter cost
         return cost
@@ -329,9 +367,9 @@ def pattern_mix(plan: SimPlan, pattern: IoPattern) -> Mix:
 
 
 @dataclass(frozen=True, slots=True)
-class _Foreground:
-    """What a tuple of request classes costs on a plan before background I/O: the expensive part
-    of a mix (its service times are sums of distributions), the same at every load."""
+class _Charges:
+    """What a tuple of request classes costs at the limits on a plan before background I/O,
+    without service times: the cheap part of a foreground, all a capacity check needs."""
 
     cost: NDArray[np.float64]  # read-only
     cost_sq: NDArray[np.float64]  # read-only
@@ -339,6 +377,14 @@ class _Foreground:
     nbytes: float
     n_io: tuple[float, float]  # device reads, writes
     n_fg: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Foreground:
+    """What a tuple of request classes costs on a plan before background I/O: the expensive part
+    of a mix (its service times are sums of distributions), the same at every load."""
+
+    charges: _Charges
     service: Dist
     read_service: Dist
     write_service: Dist
@@ -386,34 +432,53 @@ def _services(dev: DeviceKey, classes: tuple[RequestClass, ...]) -> _Services:
                      class_services=tuple(totals), sums=tuple(sums))
 
 
+def _charges(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Charges:
+    """The classes' charges at the limits: once per plan and classes (`_memo`), and shared by
+    plans alike in what the charges read (`charge_key`, `device_key`)."""
+    def shared() -> _Charges:
+        key = (charge_key(plan), device_key(plan), classes)
+        out = _SHARED_CHARGES.get(key)
+        if out is None:
+            if len(_SHARED_CHARGES) >= _SHARED_MAX:
+                _SHARED_CHARGES.clear()
+            out = _SHARED_CHARGES[key] = make()
+        return out
+
+    def make() -> _Charges:
+        fg = np.zeros(plan.n_limits)
+        cost_sq = np.zeros(plan.n_limits)
+        serial = 0.0
+        nbytes = 0.0
+        n_io = [0.0, 0.0]
+        n_fg = 0.0
+        for cls in classes:
+            for io in cls.ios:
+                c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+                if io.op in (0, 1, 2):
+                    n_io[0 if io.op == 0 else 1] += cls.probability * io.count
+                    n_fg += cls.probability * io.count
+                fg += cls.probability * io.count * c
+                cost_sq += cls.probability * io.count * c * c
+                serial += cls.probability * io.count * ser
+                nbytes += cls.probability * io.count * io.size_bytes
+        fg.flags.writeable = False
+        cost_sq.flags.writeable = False
+        return _Charges(cost=fg, cost_sq=cost_sq, serial=serial, nbytes=nbytes,
+                        n_io=(n_io[0], n_io[1]), n_fg=n_fg)
+
+    return _memo(plan, ("charges", classes), shared)
+
+
 def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground:
     svc = _services(device_key(plan), _canonical(classes, SERVICE_DIGITS))
-    fg = np.zeros(plan.n_limits)
-    cost_sq = np.zeros(plan.n_limits)
-    serial = 0.0
-    nbytes = 0.0
-    n_io = [0.0, 0.0]
-    n_fg = 0.0
     out: list[ClassParts] = []
     for cls, total, cls_sums in zip(classes, svc.class_services, svc.sums, strict=True):
-        ios = []
-        for io, io_sums in zip(cls.ios, cls_sums, strict=True):
-            c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
-            # A copy: a sum this plan asks for beyond the shared ones stays its own.
-            ios.append(io_part(plan, io, dict(io_sums)))
-            if io.op in (0, 1, 2):
-                n_io[0 if io.op == 0 else 1] += cls.probability * io.count
-                n_fg += cls.probability * io.count
-            fg += cls.probability * io.count * c
-            cost_sq += cls.probability * io.count * c * c
-            serial += cls.probability * io.count * ser
-            nbytes += cls.probability * io.count * io.size_bytes
-        out.append(ClassParts(probability=cls.probability, kind=cls.kind, ios=tuple(ios),
+        # A copy of each shared sum: a sum this plan asks for beyond the shared ones stays its own.
+        ios = tuple(io_part(plan, io, dict(io_sums))
+                    for io, io_sums in zip(cls.ios, cls_sums, strict=True))
+        out.append(ClassParts(probability=cls.probability, kind=cls.kind, ios=ios,
                               service=total))
-    fg.flags.writeable = False
-    cost_sq.flags.writeable = False
-    return _Foreground(cost=fg, cost_sq=cost_sq, serial=serial, nbytes=nbytes,
-                       n_io=(n_io[0], n_io[1]), n_fg=n_fg, service=svc.service,
+    return _Foreground(charges=_charges(plan, classes), service=svc.service,
                        read_service=svc.read_service, write_service=svc.write_service,
                        reads=sum(cls.probability for cls in classes if cls.kind == 0),
                        classes=tuple(out))
@@ -438,25 +503,58 @@ def _canonical(classes: tuple[RequestClass, ...], digits: int = 12) -> tuple[Req
                random=io.random, trials=io.trials) for io in c.ios)) for c in classes)
 
 
+def _background_charge(plan: SimPlan, io: IoSpec, device_ios: float,
+                       ) -> tuple[NDArray[np.float64], float, bool]:
+    """(cost at every limiter, serial-device seconds, merged) of one background I/O among
+    `device_ios` device I/Os per request: a sequential stream merges (`merged_charge`)."""
+    c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+    if not io.random and io.op in (0, 1, 2) and device_ios > 0:
+        c = merged_charge(plan, io, device_ios)
+        c.flags.writeable = False
+        return c, ser, True
+    return c, ser, False
+
+
+def _device_ios(charges: _Charges, background: tuple[IoSpec, ...]) -> float:
+    """Device I/Os per request, foreground and background."""
+    return charges.n_fg + sum(io.count for io in background if io.op in (0, 1, 2))
+
+
+def mix_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
+             background: tuple[IoSpec, ...] = ()) -> NDArray[np.float64]:
+    """`build_mix(plan, classes, background).cost`, to the bit, without the service times: what
+    a capacity check reads, at a fraction of a mix's price on a plan met for the first time."""
+    return _cost(plan, _canonical(classes), background)
+
+
+def _cost(plan: SimPlan, classes: tuple[RequestClass, ...],
+          background: tuple[IoSpec, ...]) -> NDArray[np.float64]:
+    """`mix_cost` of classes already `_canonical`."""
+    ch = _charges(plan, classes)
+    cost = ch.cost.copy()
+    device_ios = _device_ios(ch, background)
+    for io in background:
+        c, _, _ = _background_charge(plan, io, device_ios)
+        cost += io.count * c
+    return cost
+
+
 def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
               background: tuple[IoSpec, ...] = (), *, extra_latency_s: float = 0.0) -> Mix:
     """Mix of multi-I/O requests (database transactions) plus background I/Os per request. The
     requests' part is computed once per plan and classes; the background varies with the load."""
     classes = _canonical(classes)
     fg = _memo(plan, ("foreground", classes), lambda: _foreground(plan, classes))
-    cost = fg.cost.copy()
-    cost_sq = fg.cost_sq.copy()
-    serial, nbytes, n_io = fg.serial, fg.nbytes, list(fg.n_io)
+    ch = fg.charges
+    cost = ch.cost.copy()
+    cost_sq = ch.cost_sq.copy()
+    serial, nbytes, n_io = ch.serial, ch.nbytes, list(ch.n_io)
     bg_parts = []
-    device_ios = fg.n_fg + sum(io.count for io in background if io.op in (0, 1, 2))
+    device_ios = _device_ios(ch, background)
     for io in background:
-        c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+        c, ser, merged = _background_charge(plan, io, device_ios)
         part = io_part(plan, io)
-        if not io.random and io.op in (0, 1, 2) and device_ios > 0:
-            c = merged_charge(plan, io, device_ios)
-            c.flags.writeable = False
-            part = replace(part, cost=c)
-        bg_parts.append(part)
+        bg_parts.append(replace(part, cost=c) if merged else part)
         if io.op in (0, 1, 2):
             n_io[0 if io.op == 0 else 1] += io.count
         cost += io.count * c
@@ -464,11 +562,11 @@ def build_mix(plan: SimPlan, classes: tuple[RequestClass, ...],
         serial += io.count * ser
         nbytes += io.count * io.size_bytes
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = float(np.nanmax(np.where(cost > 0, fg.cost / cost, 0.0))) if cost.any() else 1.0
+        share = float(np.nanmax(np.where(cost > 0, ch.cost / cost, 0.0))) if cost.any() else 1.0
     return Mix(cost=cost, serial_seconds=serial, service=fg.service,
                read_service=fg.read_service, write_service=fg.write_service,
                read_fraction=fg.reads, bytes_per_request=nbytes, data_fraction=1.0,
                fg_share=share, extra_latency_s=extra_latency_s,
                read_ios_per_request=n_io[0], write_ios_per_request=n_io[1],
-               fg_ios_per_request=max(fg.n_fg, 1e-9), cost_sq=cost_sq, classes=fg.classes,
+               fg_ios_per_request=max(ch.n_fg, 1e-9), cost_sq=cost_sq, classes=fg.classes,
                background=tuple(bg_parts))
