@@ -285,3 +285,34 @@ def test_the_lowest_p99_is_what_a_candidate_misses_the_slo_by(catalog: Catalog) 
     assert low[0] == pytest.approx(10.06)
     assert low[1] == (f"master {spec}, $59.24/month, at the headroom load 390 tps in the event "
                       "simulation")
+
+
+def test_the_lowest_p99_is_the_interval_end_that_decided_a_des_check(catalog: Catalog) -> None:
+    """`size --tps 50000` said 'the lowest p99 found is 6.63 ms' against a 10 ms SLO: the event
+    simulation failed that master because its p99's 95 % interval reached 10.36 ms (its upper
+    end decides the check). That end is what the candidate misses the SLO by; a candidate that
+    missed only on something else (here the background lag) has no p99 to report."""
+    from recommend.mysql_search import Candidate
+    from recommend.result import DesLoad
+    from recommend.size import _lowest_p99
+
+    req = MysqlSizeRequest(tps=300, p99_ms=10)
+    spec = "c6g.large:gp3:120GiB"
+
+    def rejected(p99: float, ci: tuple[float, float], lag: float) -> Candidate:
+        c = Candidate(layout=resolve(spec, catalog), role="master", monthly_usd=59.24)
+        c.details["des_loads"] = (DesLoad(load="headroom", tps=390, p99_ms=p99, p99_ci95_ms=ci,
+                                          requests=11_967, replications=4,
+                                          background_lag_s=lag, passed=False),)
+        return c
+
+    low = _lowest_p99([rejected(6.63, (2.90, 10.36), 0.0)], req)
+    assert low == (10.36, f"master {spec}, $59.24/month, at the headroom load 390 tps in the "
+                          "event simulation: the upper end of the 95 % interval of its p99 "
+                          "6.63 ms")
+    assert _lowest_p99([rejected(6.63, (6.0, 7.2), 30.0)], req) is None
+    # Both: the one that missed on latency is the lowest p99 found, with what decided it.
+    both = _lowest_p99([rejected(6.63, (6.0, 7.2), 30.0), rejected(12.0, (11.0, 13.0), 0.0)],
+                       req)
+    assert both is not None
+    assert both[0] == 12.0
