@@ -8,7 +8,7 @@ words them and `detail` makes the result's `bottleneck_detail`.
 from dataclasses import dataclass
 from typing import Literal
 
-from advisor.sim.plan import KIND_IOPS, SimPlan
+from advisor.sim.plan import KIND_IOPS, KIND_MIB, SimPlan
 from advisor.sim.results import BottleneckDetail
 
 BINDING_UTILISATION = 0.9  # a limit this busy binds; below it the run is latency-bound
@@ -36,12 +36,17 @@ class Binding:
     queued_s: float = 0.0  # work queued at the end (rate)
     queue_depth: int | None = None  # requests kept in flight, if the user chose how many
     busiest: str | None = None  # latency-bound: the busiest limit, if any
+    # A MiB/s limit that counts each random I/O as whole units of this many KiB (HDD volumes:
+    # 1 MiB), so its MiB/s are not the bytes moved; 0: it counts bytes.
+    io_unit_kib: float = 0.0
 
 
 def binding_text(b: Binding) -> str:
     """A run's (a level's) binding limit in words a user understands. Not a deployment's
     bottlenecks at its headroom load: `recommend.result.bottleneck_text` words those."""
     each = f" each x{b.members}" if b.members > 1 else ""
+    if b.io_unit_kib > 0 and b.unit == "MiB/s":  # MiB/s as charged, not the bytes moved
+        each += f" (it counts each random I/O as {_kib_text(b.io_unit_kib)} at least)"
     busy = min(b.utilisation, 1.0)
     if b.kind == "seek":
         return (f"disk seek time: each {b.device} disk serves one I/O at a time and is "
@@ -65,6 +70,10 @@ def binding_text(b: Binding) -> str:
     return f"{b.limit} at {b.rate:,.0f} {b.unit}{each} ({busy:.0%} used){behind}"
 
 
+def _kib_text(kib: float) -> str:
+    return f"{kib / 1024:g} MiB" if kib >= 1024 else f"{kib:g} KiB"
+
+
 def detail(b: Binding) -> BottleneckDetail:
     return BottleneckDetail(
         limit=SEEK if b.kind == "seek" else b.limit,
@@ -76,6 +85,14 @@ def detail(b: Binding) -> BottleneckDetail:
 
 def unit_of(plan: SimPlan, l: int) -> str:
     return "IOPS" if plan.lim_kind[l] == KIND_IOPS else "MiB/s"
+
+
+def io_unit_kib(plan: SimPlan, l: int, mean_io_bytes: float) -> float:
+    """`Binding.io_unit_kib` of limit `l` for a run whose device I/Os average `mean_io_bytes`:
+    the whole unit a MiB/s limit charges a random I/O, when the I/Os are smaller than it (their
+    MiB/s as charged are then not the bytes moved); else 0."""
+    unit = float(plan.lim_unit_bytes[l]) if plan.lim_kind[l] == KIND_MIB else 0.0
+    return unit / 1024 if 0 < mean_io_bytes < unit else 0.0
 
 
 def members_of(plan: SimPlan, l: int) -> int:

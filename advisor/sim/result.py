@@ -12,6 +12,7 @@ from advisor.sim.bottleneck import (
     Binding,
     binding_text,
     detail,
+    io_unit_kib,
     members_of,
     unit_of,
 )
@@ -91,7 +92,9 @@ def binding(plan: SimPlan, raw: RawLevel, *, queue_depth: int | None) -> Binding
                        busiest=plan.limit_names[best] if best >= 0 else None)
     figures = Binding(kind="rate", limit=plan.limit_names[best], utilisation=best_u,
                       device=device, rate=plan.lim_rate[best], unit=unit_of(plan, best),
-                      members=members_of(plan, best))
+                      members=members_of(plan, best),
+                      io_unit_kib=io_unit_kib(plan, best, raw.bytes["total"]
+                                              / max(1, raw.requests["total"])))
     if plan.lim_kind[best] == KIND_DEVICE:
         return replace(figures, kind="device")
     owner = best if plan.lim_cap[best] > 0 else int(plan.lim_owner[best])

@@ -132,3 +132,21 @@ def test_a_refused_act_run_does_not_suggest_the_analytic_engine(
                        "--iodepth", "64", "--duration", "86400", "--engine", "des")
     assert code == 2
     assert err.endswith("or lower load levels, or the analytic engine\n")
+
+
+@pytest.mark.parametrize("engine", ["des", "analytic"])
+def test_an_hdd_throughput_limit_says_it_counts_random_ios_as_whole_mebibytes(
+        capsys: pytest.CaptureFixture[str], engine: str) -> None:
+    """st1 random 4 KiB reads bind on the volume's throughput at 122 MiB/s while moving 0.5
+    MiB/s: the words say st1 counts each random I/O as 1 MiB; 1 MiB writes, whose MiB/s are
+    their bytes, do not get the note."""
+    spec = "m5.large:st1:500GiB"
+    small = simulate_json(capsys, spec, "--rw", "randread", "--bs", "4k", "--iodepth", "4",
+                          "--duration", "10", "--engine", engine)
+    assert small["throughput_mibps"] < 1
+    assert small["bottleneck"].startswith("st1 volume throughput at its burst rate 122 MiB/s "
+                                          "(it counts each random I/O as 1 MiB at least)")
+    large = simulate_json(capsys, spec, "--rw", "write", "--bs", "1m", "--iodepth", "4",
+                          "--duration", "10", "--engine", engine)
+    assert large["bottleneck"].startswith("st1 volume throughput at its burst rate 122 MiB/s")
+    assert "counts each random I/O" not in large["bottleneck"]

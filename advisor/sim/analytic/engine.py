@@ -16,6 +16,7 @@ from advisor.sim.bottleneck import (
     BINDING_UTILISATION,
     Binding,
     binding_text,
+    io_unit_kib,
     members_of,
     unit_of,
 )
@@ -202,7 +203,9 @@ def _binding(plan: SimPlan, mix: Mix, phases: list[Phase], *,
     name = plan.limit_names[l]
     owner = l if plan.lim_cap[l] > 0 else int(plan.lim_owner[l])
     figures = Binding(kind="rate", limit=name, utilisation=busy, device=device,
-                      rate=plan.lim_burst[l], unit=unit_of(plan, l), members=members_of(plan, l))
+                      rate=plan.lim_burst[l], unit=unit_of(plan, l), members=members_of(plan, l),
+                      io_unit_kib=io_unit_kib(plan, l, mix.bytes_per_request
+                                              / max(_ios_per_request(mix), 1e-9)))
     if len(phases) > 1 and owner >= 0:
         return replace(figures, kind="burst_exhausted", rate=plan.lim_rate[l],
                        credit=plan.limit_names[owner], exhausted_at_s=phases[-2].end_s)
