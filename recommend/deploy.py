@@ -111,6 +111,7 @@ class ServerPlan:
     name: str  # master, replica_1, replica_2 ...
     role: str
     instance_type: str
+    arch: str  # x86_64 or arm64 (Graviton): the AMI must be built for it
     layout: str
     ebs_optimized: bool
     volumes: tuple[Volume, ...]
@@ -210,7 +211,8 @@ def _server(name: str, role: str, server_id: int, spec: str, req: MysqlSizeReque
                 replica_workers=p.workers, replica_binlog=p.replica_binlog,
                 semi_sync=p.semi_sync, change_buffer=p.kind.change_buffer,
                 doublewrite=p.doublewrite)
-    return ServerPlan(name=name, role=role, instance_type=inst.name, layout=str(s),
+    return ServerPlan(name=name, role=role, instance_type=inst.name, arch=inst.arch,
+                      layout=str(s),
                       ebs_optimized=inst.ebs is not None and inst.ebs.optimization != "unsupported"
                       and layout.volume_type is not None,
                       volumes=volumes, store_devices=store, raid=s.raid, chunk_kib=s.chunk_kib,

@@ -81,7 +81,7 @@ def main_tf(plan: DeploymentPlan) -> str:
              _comment("The subnet decides the availability zone: the volumes are made there.")
              + "\n" + _block('data "aws_subnet" "db"', [("id", "var.subnet_id")])]
     for s in plan.servers:
-        parts.append(_instance(s))
+        parts.append(_instance(plan, s))
         for i, v in enumerate(s.volumes, 1):
             vol = f"{s.name}_data_{i}"
             attrs: list[Attr | str] = [
@@ -101,7 +101,24 @@ def main_tf(plan: DeploymentPlan) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _instance(s: ServerPlan) -> str:
+def ami_variables(plan: DeploymentPlan) -> dict[str, list[ServerPlan]]:
+    """The AMI variable of each architecture the servers run on -> its servers: `ami_id` when
+    they share one, else `ami_id_x86_64` and `ami_id_arm64` (an AMI is built for one
+    architecture, and EC2 refuses to launch it on another: a Graviton master beside an x86
+    replica needs two)."""
+    by_arch: dict[str, list[ServerPlan]] = {}
+    for s in plan.servers:
+        by_arch.setdefault(s.arch, []).append(s)
+    if len(by_arch) == 1:
+        return {"ami_id": list(plan.servers)}
+    return {f"ami_id_{arch}": servers for arch, servers in sorted(by_arch.items())}
+
+
+def _ami_of(plan: DeploymentPlan, s: ServerPlan) -> str:
+    return next(f"var.{name}" for name, servers in ami_variables(plan).items() if s in servers)
+
+
+def _instance(plan: DeploymentPlan, s: ServerPlan) -> str:
     script = f'file("${{path.module}}/cloud-init-{s.name}.sh")'
     if s.volumes:
         pairs = " ".join(f"${{aws_ebs_volume.{s.name}_data_{i}.id}}={v.device_name}"
@@ -111,7 +128,7 @@ def _instance(s: ServerPlan) -> str:
     else:
         user_data = script
     attrs: list[Attr | str] = [
-        ("ami", "var.ami_id"), ("instance_type", _string(s.instance_type)),
+        ("ami", _ami_of(plan, s)), ("instance_type", _string(s.instance_type)),
         ("subnet_id", "var.subnet_id"), ("key_name", "var.key_name"),
         ("vpc_security_group_ids", "var.security_group_ids")]
     if s.ebs_optimized:
@@ -133,13 +150,23 @@ def variables_tf(plan: DeploymentPlan) -> str:
     return "\n\n".join([
         var("region", "string", "AWS region (the sizing's prices are this region's)",
             _string(plan.region)),
-        var("ami_id", "string", "AMI of the database servers (Linux with systemd; the MySQL or "
-            "MariaDB server the sizing assumed, or installed after boot)"),
+        *(var(name, "string", f"{_arch_words(servers)} AMI of {_names(servers)} (Linux with "
+              "systemd; the MySQL or MariaDB server the sizing assumed, or installed after "
+              "boot)") for name, servers in ami_variables(plan).items()),
         var("subnet_id", "string", "subnet of every server (its availability zone holds the "
             "volumes)"),
         var("key_name", "string", "EC2 key pair name for SSH"),
         var("security_group_ids", "list(string)", "security groups of the servers", "[]"),
     ]) + "\n"
+
+
+def _arch_words(servers: list[ServerPlan]) -> str:
+    arch = servers[0].arch
+    return "An arm64 (Graviton)" if arch == "arm64" else f"An {arch}"
+
+
+def _names(servers: list[ServerPlan]) -> str:
+    return ", ".join(f"{s.name} ({s.instance_type})" for s in servers)
 
 
 def outputs_tf(plan: DeploymentPlan) -> str:

@@ -18,7 +18,8 @@ HELP = """Write what a MySQL sizing result must build.
 
 DIR gets main.tf (an aws_instance per server with the recommended type, an aws_ebs_volume +
 aws_volume_attachment per volume), variables.tf (region, ami_id, subnet_id, key_name,
-security_group_ids), outputs.tf, cloud-init-SERVER.sh (assembles the mdadm array with the
+security_group_ids; ami_id_x86_64 and ami_id_arm64 instead of ami_id when the servers mix x86 and
+Graviton types), outputs.tf, cloud-init-SERVER.sh (assembles the mdadm array with the
 layout's level and chunk, makes XFS, mounts /var/lib/mysql, writes the my.cnf) and my.cnf.SERVER
 (the settings the model assumed: buffer pool, redo capacity, io_capacity, flush settings, replica
 workers). DIR must be new or empty unless --force; files are written to a temporary directory

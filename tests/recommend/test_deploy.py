@@ -137,6 +137,29 @@ def test_the_terraform_parses_and_holds_every_server_and_volume(catalog: Catalog
     assert resources(tf, "aws_volume_attachment")["replica_1_data_4"]["device_name"] == "/dev/sdi"
 
 
+def test_each_server_boots_an_ami_of_its_own_architecture(catalog: Catalog) -> None:
+    """An AMI is built for one architecture and EC2 refuses it on another: a Graviton master
+    beside an x86 replica gets two AMI variables, each instance the one of its architecture;
+    servers of one architecture share `ami_id`, whose description names it."""
+    mixed = parsed_terraform(terraform_files(deployment_plan(result(
+        "m6g.large:raid0:2xgp3:60GiB", ["c5.xlarge:gp3:120GiB", "c6g.xlarge:gp3:120GiB"]),
+        catalog)))
+    assert {n: i["ami"] for n, i in resources(mixed, "aws_instance").items()} == {
+        "master": "${var.ami_id_arm64}", "replica_1": "${var.ami_id_x86_64}",
+        "replica_2": "${var.ami_id_arm64}"}
+    variables = {k: v for d in mixed["variable"] for k, v in d.items()}
+    assert "ami_id" not in variables
+    assert variables["ami_id_arm64"]["description"].startswith(
+        "An arm64 (Graviton) AMI of master (m6g.large), replica_2 (c6g.xlarge)")
+    assert variables["ami_id_x86_64"]["description"].startswith(
+        "An x86_64 AMI of replica_1 (c5.xlarge)")
+    one = parsed_terraform(terraform_files(deployment_plan(result(
+        "m6g.large:raid0:2xgp3:60GiB", ["c6g.xlarge:gp3:120GiB"]), catalog)))
+    assert {i["ami"] for i in resources(one, "aws_instance").values()} == {"${var.ami_id}"}
+    variables = {k: v for d in one["variable"] for k, v in d.items()}
+    assert variables["ami_id"]["description"].startswith("An arm64 (Graviton) AMI of master")
+
+
 def test_the_boot_script_assembles_the_layouts_array(catalog: Catalog) -> None:
     plan = deployment_plan(result("c5.large:raid10:4xgp3:60GiB:chunk256KiB", []), catalog)
     script = terraform_files(plan)["cloud-init-master.sh"]
