@@ -5,6 +5,7 @@ exits 3; a reader that closes the pipe early (`advisor catalog instances | head 
 quietly, as a program killed by SIGPIPE does.
 """
 
+import inspect
 import os
 import sys
 from typing import Annotated
@@ -60,9 +61,43 @@ for _commands in (catalog_cmd, layout_cmd, simulate_cmd, size_cmd, export_cmd, f
     _commands.register(app)
 
 
+def reflow(text: str) -> str:
+    """Help text as paragraphs rich wraps to the terminal: the lines of a paragraph, wrapped in
+    the source at 100 columns, joined (typer keeps single line breaks, which on an 80-column
+    terminal leave every other line a few words long); indented lines (examples) and list
+    items ("- ") stay lines of their own."""
+    paragraphs = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        lines: list[str] = []
+        for line in para.split("\n"):
+            alone = line.startswith((" ", "- ", "\b"))
+            if lines and not alone and not lines[-1].startswith((" ", "\b")):
+                lines[-1] += " " + line.strip()
+            else:
+                lines.append(line)
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
+def _reflow_help(t: typer.Typer) -> None:
+    """`reflow` every command's and group's help, whether given or its callback's docstring."""
+    for c in t.registered_commands:
+        doc = c.help or (inspect.getdoc(c.callback) if c.callback else None)
+        if doc:
+            c.help = reflow(doc)
+    for g in t.registered_groups:
+        if g.help:
+            g.help = reflow(g.help)
+        if g.typer_instance is not None:
+            _reflow_help(g.typer_instance)
+
+
 @app.command("version", help="Print the advisor version (also `advisor --version`).")
 def version() -> None:
     typer.echo(__version__)
+
+
+_reflow_help(app)
 
 
 def _print_version(value: bool) -> None:

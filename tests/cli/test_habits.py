@@ -215,3 +215,17 @@ def test_every_help_text_shows_its_square_brackets(capsys: pytest.CaptureFixture
                         assert part.strip() in shown, (path, part)
                         checked += 1
     assert checked >= 4  # fleet's pip extra, report's and runs report's --out, layout's SPEC
+
+
+def test_help_paragraphs_wrap_to_the_terminal_not_to_the_source() -> None:
+    """Help texts are wrapped at 100 columns in the source; typer keeps single line breaks, so
+    on an 80-column terminal every other line was a few words long. `reflow` joins a
+    paragraph's lines and keeps examples (indented) and list items on lines of their own."""
+    text = ("Summary line.\n\n  advisor size --tps 1\n  advisor size --tps 2\n\n"
+            "A paragraph wrapped\nin the source\n- an item\n- another\n  that goes on")
+    assert cli_main.reflow(text) == (
+        "Summary line.\n\n  advisor size --tps 1\n  advisor size --tps 2\n\n"
+        "A paragraph wrapped in the source\n- an item\n- another\n  that goes on")
+    fleet = next(c for c in cli_main.app.registered_commands if c.name == "fleet")
+    assert fleet.help is not None
+    assert "an `id`, its `workload` (mysql or aerospike) and" in fleet.help
