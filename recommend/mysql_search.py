@@ -13,16 +13,20 @@ the master keeps the knee of each deployment it heads, so the recommendation, th
 and a report can all ask for it.
 """
 
+import contextlib
+import hashlib
 import heapq
 import math
 import statistics
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, MutableMapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog, InstanceType
 from advisor.errors import AdvisorError
 from advisor.layout.capacity import capacity, limits_of
@@ -57,9 +61,6 @@ from workloads.mysql_run import (
     cpu_utilisation,
     flush_throttle_lag_s,
 )
-
-if TYPE_CHECKING:
-    from advisor.sim.des import RawLevel
 
 UTILISATION_LIMIT = 0.95
 KneeKey = tuple[str | None, int, bool]  # (replica spec, replicas, confirmed by the DES)
@@ -537,7 +538,7 @@ def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, 
     ci = (0.0, 0.0)
     for k in range(runs or DES_REPLICATIONS):
         raw = _des_replication(c, plan, server, req.seed + k, measured_s)
-        stats = raw.request_latency["all"]
+        stats = raw.latency
         pooled.merge(stats)
         if keep is not None:
             keep.append(stats)
@@ -554,16 +555,84 @@ def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, 
                     passed=ci[1] <= req.p99_ms and lag <= BACKGROUND_LAG_LIMIT_S)
 
 
+@dataclass(frozen=True, slots=True)
+class Replication:
+    """What the search reads of one replication: its requests' latencies after the warm-up and
+    how late its background work ran."""
+
+    latency: LatencyStats
+    background_lag_s: float
+
+
+# Replications kept between runs (`run_size(memo=...)`: the CLI passes a file in the user's
+# cache directory, `advisor.cli.verify_memo`), keyed by everything a replication depends on.
+DES_MEMO: ContextVar[MutableMapping[str, Any] | None] = ContextVar("mysql_des_memo",
+                                                                   default=None)
+
+
 def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int,
-                     measured_s: float) -> "RawLevel":
-    """One replication: `measured_s` seconds after the warm-up, with `seed`."""
+                     measured_s: float) -> Replication:
+    """One replication: `measured_s` seconds after the warm-up, with `seed` (from `DES_MEMO`
+    when it holds it, to the bit)."""
+    throttle = flush_throttle_lag_s(server, c.layout)
+    memo = DES_MEMO.get()
+    key = _replication_key(plan, server, seed, measured_s, throttle) if memo is not None else ""
+    known = memo.get(key) if memo is not None else None
+    if isinstance(known, dict):
+        with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
+            return _replication_from_json(known)
     from advisor.sim.des import run_des
 
     # The same event simulation as `advisor simulate --workload mysql`: page flushing follows
     # the transactions run, and writes are held past InnoDB's sync-flush point.
-    return run_des(plan, server, duration_s=DES_WARMUP_S + measured_s, seed=seed,
-                   warmup_s=DES_WARMUP_S, couple_background=True,
-                   throttle_lag_s=flush_throttle_lag_s(server, c.layout))
+    raw = run_des(plan, server, duration_s=DES_WARMUP_S + measured_s, seed=seed,
+                  warmup_s=DES_WARMUP_S, couple_background=True, throttle_lag_s=throttle)
+    out = Replication(latency=raw.request_latency["all"], background_lag_s=raw.background_lag_s)
+    if memo is not None:
+        memo[key] = _replication_json(out)
+    return out
+
+
+def _replication_key(plan: SimPlan, server: MysqlServer, seed: int, measured_s: float,
+                     throttle_s: float) -> str:
+    """Everything a replication depends on: the plan's every figure (devices, limits, credits,
+    slow episodes), the server (its parameters and per-transaction I/O), seed, length, the
+    flush throttle and the model and code versions (the memo file's name carries a fingerprint
+    of the simulator's source)."""
+    h = hashlib.sha256(repr((seed, measured_s, DES_WARMUP_S, throttle_s, MODEL_VERSION,
+                             __version__, repr(server))).encode())
+    for f in fields(plan):
+        if f.name in ("rate_free", "memo", "notes"):
+            continue
+        value = getattr(plan, f.name)
+        if isinstance(value, np.ndarray):
+            h.update(f"{f.name}:{value.dtype}:{value.shape}:".encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+        else:
+            h.update(f"{f.name}:{value!r}".encode())
+    return h.hexdigest()
+
+
+def _replication_json(r: Replication) -> dict[str, Any]:
+    nz = np.flatnonzero(r.latency.counts)
+    return {"bins": nz.tolist(), "counts": r.latency.counts[nz].tolist(), "n": r.latency.n,
+            "total_s": r.latency.total_s, "max_s": r.latency.max_s,
+            "background_lag_s": r.background_lag_s}
+
+
+def _replication_from_json(data: dict[str, Any]) -> Replication:
+    stats = LatencyStats()
+    bins = np.asarray(data["bins"], dtype=np.int64)
+    counts = np.asarray(data["counts"], dtype=np.int64)
+    if bins.shape != counts.shape or (bins.size and not 0 <= bins.min() <= bins.max()
+                                      < stats.counts.size):
+        raise ValueError("a memo entry that does not fit the latency bins")
+    stats.counts[bins] = counts
+    stats.n, stats.total_s, stats.max_s = int(data["n"]), float(data["total_s"]), float(
+        data["max_s"])
+    if stats.n != int(counts.sum()):
+        raise ValueError("a memo entry whose count does not add up")
+    return Replication(latency=stats, background_lag_s=float(data["background_lag_s"]))
 
 
 def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:
@@ -670,7 +739,7 @@ def des_episode(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas:
         member = k % plan.members
         raw = _des_replication(c, with_member_slow(plan, loss, member), server, req.seed + k,
                                seconds)
-        out.append(EpisodeRun(loss=loss, member=member, latency=raw.request_latency["all"],
+        out.append(EpisodeRun(loss=loss, member=member, latency=raw.latency,
                               background_lag_s=raw.background_lag_s))
     return tuple(out)
 

@@ -26,16 +26,22 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
              measured_shape: MeasuredShape | None = None) -> SizeResult:
     """Size `req` on `catalog`. `measured`: a measured I/O profile's per-transaction I/O (MySQL),
     recorded in the result; `measured_shape`: that profile's measured transaction shape, which
-    the result states beside the shape it sized for."""
+    the result states beside the shape it sized for. `memo`: event-simulation results kept
+    between runs (Aerospike's verdicts, MySQL's replications), keyed by all they depend on."""
     start = clock() if clock is not None else None
     plan = cast(PricingPlan, req.pricing)  # one of OFFERED_PLANS
     unpriced = dropped_for_plan(catalog, plan)
     catalog = with_plan(catalog, plan)
     result: SizeResult
     if isinstance(req, MysqlSizeRequest):
+        from recommend.mysql_search import DES_MEMO
         from recommend.size import size_mysql
 
-        result = size_mysql(req, catalog, measured, progress=progress)
+        token = DES_MEMO.set(memo)
+        try:
+            result = size_mysql(req, catalog, measured, progress=progress)
+        finally:
+            DES_MEMO.reset(token)
     else:
         from recommend.aerospike_search import size_aerospike
 

@@ -17,6 +17,7 @@ import difflib
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,6 +27,29 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 REQUIRE_REAL_ENV = "ADVISOR_REQUIRE_REAL"
 SLOW_ENV = "ADVISOR_SLOW"
 GOLDENS = REPO_ROOT / "tests" / "goldens"
+
+
+# -- the cache of event-simulation results between runs ------------------------------------------
+
+
+_CACHE_KEY = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The golden files' state, and the cache: `advisor size` keeps event-simulation results
+    between runs in the user's cache directory (`advisor.cli.verify_memo`); the tests use a
+    fresh one of their own, shared by the session and its subprocesses (the CLI, the API's
+    workers), so no run reads what another checkout or an earlier session left."""
+    config.stash[_GOLDEN_KEY] = Golden(update=bool(config.getoption("--update-goldens")))
+    folder = tempfile.mkdtemp(prefix="advisor-test-cache-")
+    config.stash[_CACHE_KEY] = folder
+    os.environ["ADVISOR_CACHE_DIR"] = folder
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_CACHE_KEY, None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # -- options: --update-goldens, --slow ---------------------------------------------------------
@@ -88,10 +112,6 @@ class Golden:
 
 
 _GOLDEN_KEY = pytest.StashKey[Golden]()
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_GOLDEN_KEY] = Golden(update=bool(config.getoption("--update-goldens")))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter,

@@ -164,10 +164,9 @@ def size(*, io_profile: Path | None, from_mysql_status: tuple[Path, Path] | None
 
     try:
         with activity(f"sizing {what}", "replica counts" if what == "MySQL"
-                      else "cluster sizes") as tick, verify_memo() as memo:
+                      else "cluster sizes") as tick, verify_memo(req.workload) as memo:
             result = run_size(req, cat, measured=measured, progress=tick,
-                              clock=time.perf_counter,
-                              memo=memo if what == "Aerospike" else None,
+                              clock=time.perf_counter, memo=memo,
                               measured_shape=None if profile is None else profile.shape)
     except InfeasibleSlo as exc:
         if explain:

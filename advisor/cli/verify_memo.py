@@ -1,9 +1,11 @@
-"""The Aerospike sizing's event-simulation verdicts kept between runs, in one JSON file in the
-user's cache directory (`ADVISOR_CACHE_DIR` overrides it; set it empty to keep nothing).
+"""The sizings' event-simulation results kept between runs, one JSON file per workload in the
+user's cache directory (`ADVISOR_CACHE_DIR` overrides it; set it empty to keep nothing): the
+Aerospike search's verdicts and the MySQL search's replications.
 
-A verdict is keyed by everything it depends on (`recommend.aerospike_search._verify_key`); the
-file's name also carries a fingerprint of the simulator's source files, so a changed simulator
-starts a new file rather than reading old verdicts.
+An entry is keyed by everything it depends on (`recommend.aerospike_search._verify_key`,
+`recommend.mysql_search._replication_key`); the file's name also carries a fingerprint of the
+simulator's source files, so a changed simulator starts a new file rather than reading old
+results.
 """
 
 import contextlib
@@ -16,16 +18,24 @@ from typing import Any
 from advisor.errors import AdvisorError
 from advisor.userfiles import read_json_object, write_json
 
-MAX_ENTRIES = 4096
+# Entries kept per file, the newest: an Aerospike verdict is small; a MySQL replication is its
+# latency histogram (a few hundred bins, ~5 KB): the main job keeps ~60 of them.
+MAX_ENTRIES = {"aerospike": 4096, "mysql": 1024}
 
 
-def _code_fingerprint() -> str:
+def _code_fingerprint(workload: str) -> str:
     import advisor.sim
     import recommend.aerospike_search
+    import recommend.mysql_search
     import workloads.aerospike
+    import workloads.mysql
 
     files = sorted(Path(advisor.sim.__file__).parent.rglob("*.py"))
-    files += [Path(workloads.aerospike.__file__), Path(recommend.aerospike_search.__file__)]
+    if workload == "mysql":
+        files += sorted(Path(workloads.mysql.__file__).parent.glob("mysql*.py"))
+        files += [Path(recommend.mysql_search.__file__)]
+    else:
+        files += [Path(workloads.aerospike.__file__), Path(recommend.aerospike_search.__file__)]
     h = hashlib.sha256()
     for f in files:
         st = f.stat()
@@ -43,14 +53,15 @@ def _cache_dir() -> Path | None:
 
 
 @contextlib.contextmanager
-def verify_memo() -> Iterator[MutableMapping[str, Any] | None]:
-    """A dict of verdicts read from the cache file, written back (atomically) if it grew; None
-    when caching is off or the directory cannot be used."""
+def verify_memo(workload: str = "aerospike") -> Iterator[MutableMapping[str, Any] | None]:
+    """A dict of the workload's results read from its cache file, written back (atomically) if
+    it grew; None when caching is off or the directory cannot be used."""
     folder = _cache_dir()
     if folder is None:
         yield None
         return
-    path = folder / f"aerospike-verified-{_code_fingerprint()}.json"
+    name = "aerospike-verified" if workload == "aerospike" else f"{workload}-des"
+    path = folder / f"{name}-{_code_fingerprint(workload)}.json"
     memo: dict[str, Any] = {}
     if path.exists():
         with contextlib.suppress(AdvisorError):  # an unreadable cache is an empty one
@@ -59,7 +70,7 @@ def verify_memo() -> Iterator[MutableMapping[str, Any] | None]:
     yield memo
     if len(memo) == before:
         return
-    keep = dict(list(memo.items())[-MAX_ENTRIES:])  # the newest verdicts
+    keep = dict(list(memo.items())[-MAX_ENTRIES[workload]:])  # the newest
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_json(path, keep, what="verdict cache")
