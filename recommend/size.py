@@ -9,7 +9,7 @@ from advisor import MODEL_VERSION, __version__
 from advisor.catalog.model import Catalog
 from advisor.errors import InfeasibleSlo, over_budget_text
 from advisor.layout.describe import usable_capacity_gib
-from advisor.layout.durability import layout_durability
+from advisor.layout.durability import layout_durability, probability
 from recommend.explain import RoleModel, role_model
 from recommend.mysql_search import (
     MAX_DES_CANDIDATES,
@@ -160,7 +160,7 @@ def _durability(dep: Deployment, req: MysqlSizeRequest, catalog: Catalog,
     if window is not None:
         notes.insert(0, f"loss window: {window.text}")
     return DurabilityView(ephemeral=dep.ephemeral, annual_loss_probability=dict(loss),
-                          all_copies_lost_probability=p_all, notes=tuple(notes),
+                          all_copies_lost_probability=probability(p_all), notes=tuple(notes),
                           loss_window=window)
 
 

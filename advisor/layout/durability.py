@@ -63,4 +63,11 @@ def layout_durability(layout: Layout) -> Durability:
         assumptions.append(f"{raid}: a mirror set is lost only when all {copies} copies fail "
                            f"within a {REPAIR_WINDOW_HOURS:g} h repair window (assumption), "
                            "failures independent")
-    return Durability(annual_loss_probability=p, ephemeral=False, assumptions=tuple(assumptions))
+    return Durability(annual_loss_probability=probability(p), ephemeral=False,
+                      assumptions=tuple(assumptions))
+
+
+def probability(p: float) -> float:
+    """`p` to 8 significant digits: the failure rates it comes from have one or two, and
+    1 - (1 - 0.002)^2 is 0.003996, not 0.0039959999999999996, in a JSON or CSV answer."""
+    return float(f"{p:.8g}")

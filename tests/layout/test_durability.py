@@ -90,3 +90,9 @@ def test_layout_json_reports_durability() -> None:
     ebs = describe(resolve("m5d.large:gp2:385GiB", CATALOG), CATALOG)
     assert ebs["ephemeral"] is False
     assert ebs["annual_loss_probability"] == pytest.approx(GP2_AFR)
+
+
+def test_a_probability_in_an_answer_is_not_floating_point_noise() -> None:
+    """1 - (1 - 0.002)^2 is 0.003996 in JSON and CSV, not 0.0039959999999999996."""
+    d = durability("m5.large:raid0:2xgp3:60GiB")
+    assert repr(d.annual_loss_probability) == "0.003996"
