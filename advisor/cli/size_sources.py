@@ -141,8 +141,8 @@ def size_from_cloudwatch(path: Path, *, instance: str | None, current: str | Non
     with activity(f"judging layouts on {instance}", "layouts") as tick:
         fit = storage_fit(cat, instance, p99, peak_s=demand.peak_run_s(p99), p99_ms=req.p99_ms,
                           capacity_gib=req.needed_gib, current=current,
-                          allow_store=req.allow_ephemeral,
-                          progress=lambda done: tick(done, 0.0))
+                          allow_store=req.allow_ephemeral, series=demand.samples,
+                          period_s=demand.period_s, progress=lambda done: tick(done, 0.0))
     data: dict[str, Any] = {
             "kind": "storage_fit", "demand": demand_json(demand), "instance": fit.instance,
             "p99_ms": fit.p99_ms, "capacity_gib": fit.capacity_gib,

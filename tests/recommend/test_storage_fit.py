@@ -85,3 +85,31 @@ def test_unknown_instances_and_bad_current_layouts_are_refused(catalog: Catalog,
     with pytest.raises(InvalidInput, match="--current-layout"):
         storage_fit(catalog, "m5.xlarge", p99, peak_s=300, p99_ms=10, capacity_gib=100,
                     current="m5.xlarge:gp9:10GiB")
+
+
+def test_a_layout_whose_credits_the_measured_series_drains_does_not_fit(
+        catalog: Catalog, p99: Sample) -> None:
+    """Judged at the p99 sample alone, with its buckets full, two 60 GiB gp2 volumes serve it on
+    burst (3,000 IOPS each). Over the 6 measured hours (~1,300 IOPS a volume from the start)
+    their 180-IOPS baseline drains the buckets in ~80 minutes: they do not fit, and say when.
+    Ten times the size (1,800 IOPS baseline each) and gp3 (no bucket) do."""
+    d = parse_metric_data(json.loads((DATA / "ebs-raid0-2-volumes.json").read_text()),
+                          source="ebs")
+
+    def judged(spec: str) -> tuple[bool, str]:
+        fit = storage_fit(catalog, "m5.large", p99, peak_s=d.peak_run_s(p99), p99_ms=5,
+                          capacity_gib=120, current=spec, series=d.samples,
+                          period_s=d.period_s)
+        assert fit.current is not None
+        return fit.current.fits, fit.current.why
+
+    assert judged("m5.large:raid0:2xgp2:60GiB") == (False, (
+        "gp2 volume IOPS: its burst credits run dry at 2026-11-20T13:20:00+00:00 over the "
+        "measured series (it needs 1,214 IOPS there, its baseline is 180)"))
+    # Without the series (the peak alone, buckets full) it fit: the check is what refuses it.
+    alone = storage_fit(catalog, "m5.large", p99, peak_s=d.peak_run_s(p99), p99_ms=5,
+                        capacity_gib=120, current="m5.large:raid0:2xgp2:60GiB")
+    assert alone.current is not None
+    assert alone.current.fits
+    assert judged("m5.large:raid0:2xgp2:600GiB") == (True, "")
+    assert judged("m5.large:raid0:2xgp3:60GiB") == (True, "")
