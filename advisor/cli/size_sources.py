@@ -179,7 +179,7 @@ def _row(row: Any) -> dict[str, Any] | None:
 
 
 def _print_fit(demand: Any, fit: Any) -> None:
-    from advisor.cli.common import new_table, num_column, text_column
+    from advisor.cli.common import new_table, num_column
     from workloads.cloudwatch import sample_lines
 
     console.print(f"[bold]From CloudWatch[/bold] ({demand.source.upper()}: "
@@ -200,10 +200,11 @@ def _print_fit(demand: Any, fit: Any) -> None:
         console.print(f"  · {note}", markup=False, highlight=False)
     table = new_table(f"Layouts on {fit.instance} that serve it (cheapest first; "
                       f"{fit.judged} of {fit.considered} judged)", title_justify="left")
-    text_column(table, "layout")
+    # A long spec folds (at 80 columns it would leave the busiest limit a word a line).
+    table.add_column("layout", overflow="fold", min_width=20)
     for col in ("$/month", "storage\n$/month", "read\np99 ms", "write\np99 ms"):
         num_column(table, col)
-    text_column(table, "busiest limit", wrap=True)
+    table.add_column("busiest limit", overflow="fold", min_width=18)
     rows = [("", r) for r in ([fit.recommendation] if fit.recommendation else [])]
     rows += [("", r) for r in fit.alternatives]
     if fit.current is not None:
