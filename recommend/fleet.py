@@ -195,10 +195,20 @@ def infeasible_line(exc: InfeasibleSlo) -> str:
     return "no layout meets the SLO: " + (first if len(first) <= 200 else first[:199] + "…")
 
 
+# Event-simulation results shared by the rows a process sizes (in this process, or on one Dask
+# worker): rows alike in what a simulation depends on (a fleet's identical replicas of one
+# database, say) reuse it, to the bit (`run_size(memo=...)`). Bounded: emptied when full.
+_ROW_MEMO: dict[str, Any] = {}
+ROW_MEMO_MAX = 4096  # a MySQL replication ~5 KB: ~20 MB at most
+
+
 def size_row(row: FleetRow, catalog: Catalog) -> RowResult:
     """One row sized by `advisor size`'s core call (no clock: the result is the same wherever
     it runs). A refused row or an SLO nobody meets is a result, not an exception."""
     from recommend.run import run_size
+
+    if len(_ROW_MEMO) > ROW_MEMO_MAX:
+        _ROW_MEMO.clear()
 
     base: dict[str, Any] = {"id": row.id, "workload": row.workload,
                             "current_deployment": row.current_deployment,
@@ -209,7 +219,7 @@ def size_row(row: FleetRow, catalog: Catalog) -> RowResult:
         return RowResult(status="invalid", reason=f"region {row.request.region!r}: the "
                          f"catalog holds {catalog.region}", **base)
     try:
-        result = run_size(row.request, catalog)
+        result = run_size(row.request, catalog, memo=_ROW_MEMO)
     except InfeasibleSlo as exc:
         return RowResult(status="no_slo", reason=infeasible_line(exc), **base)
     except FieldError as exc:

@@ -99,3 +99,27 @@ def test_a_read_only_row_is_counted_by_the_layout_that_serves_it() -> None:
     replica = parse_spec(rec["replicas"][0])
     assert (result.instance_family, result.storage, result.raid) == (
         replica.instance.split(".")[0], replica.device, replica.raid or "none")
+
+
+def test_rows_alike_share_their_event_simulations_to_the_bit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fleet's identical replicas of one database (another id, the same sizing) reuse the
+    event simulations the first one ran: the same answer, no simulation run again."""
+    from advisor.userfiles import load_catalog
+    from recommend import fleet
+
+    monkeypatch.setattr(fleet, "_ROW_MEMO", {})
+    catalog = load_catalog(use_env=False)
+    first, twin = parse_rows([
+        {"id": f"db-{i}", "workload": "mysql", "tps": 300, "reads": 3.25, "data_gb": 50}
+        for i in (1, 2)])
+    one = fleet.size_row(first, catalog)
+
+    def no_simulation(*_: object, **__: object) -> None:
+        raise AssertionError("an event simulation ran again")
+
+    monkeypatch.setattr("advisor.sim.des.run_des", no_simulation)
+    two = fleet.size_row(twin, catalog)
+    assert (two.status, two.deployment, two.monthly_usd) == (
+        one.status, one.deployment, one.monthly_usd)
+    assert two.status == "ok"
