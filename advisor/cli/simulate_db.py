@@ -49,15 +49,17 @@ def print_mysql(r: MysqlSimResult) -> None:
 
 def print_act(r: ActSimResult) -> None:
     console.print(f"[bold]ACT[/bold] {r.layout} ({r.devices} device(s)), "
-                  f"{r.slice_s:g} s slices, seed {r.seed}")
+                  f"{r.slice_s:.3g} s slices, seed {r.seed}")
     t = new_table(caption="% of small reads over each threshold (worst slice); ACT passes "
                   "below 5 % >1 ms, 1 % >8 ms, 0.1 % >64 ms")
-    t.add_column("load", no_wrap=True)
+    # The load wraps between its figures: whole, it would squeeze every number at 80 columns.
+    t.add_column("load", overflow="fold", min_width=14)
     for col in ("reads/s", "LB writes/s", ">1ms %", ">8ms %", ">64ms %", "p99 ms", "ACT"):
         num_column(t, col)
     for lv in r.levels:
         act = lv.act
-        t.add_row(_load(lv.load), f"{act.derivation['internal_reads_per_sec']:,.0f}",
+        t.add_row(_load(lv.load).replace(",", "\n"),
+                  f"{act.derivation['internal_reads_per_sec']:,.0f}",
                   f"{act.derivation['large_block_writes_per_sec']:,.1f}",
                   *(f"{act.max.over(ms):.2f}" for ms in (1, 8, 64)),
                   fmt_ms(lv.latency_ms.read.p99, 2),
