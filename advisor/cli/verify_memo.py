@@ -31,8 +31,8 @@ def _code_fingerprint(workload: str) -> str:
     import workloads.mysql
 
     files = sorted(Path(advisor.sim.__file__).parent.rglob("*.py"))
-    if workload == "mysql":
-        files += sorted(Path(workloads.mysql.__file__).parent.glob("mysql*.py"))
+    if workload == "mysql":  # the server's model and what it draws on (buffer pool, shapes)
+        files += sorted(Path(workloads.mysql.__file__).parent.glob("*.py"))
         files += [Path(recommend.mysql_search.__file__)]
     else:
         files += [Path(workloads.aerospike.__file__), Path(recommend.aerospike_search.__file__)]
