@@ -614,25 +614,15 @@ def _replication_key(plan: SimPlan, server: MysqlServer, seed: int, measured_s: 
 
 
 def _replication_json(r: Replication) -> dict[str, Any]:
-    nz = np.flatnonzero(r.latency.counts)
-    return {"bins": nz.tolist(), "counts": r.latency.counts[nz].tolist(), "n": r.latency.n,
-            "total_s": r.latency.total_s, "max_s": r.latency.max_s,
-            "background_lag_s": r.background_lag_s}
+    return {**r.latency.to_json(), "background_lag_s": r.background_lag_s}
 
 
 def _replication_from_json(data: dict[str, Any]) -> Replication:
-    stats = LatencyStats()
-    bins = np.asarray(data["bins"], dtype=np.int64)
-    counts = np.asarray(data["counts"], dtype=np.int64)
-    if bins.shape != counts.shape or (bins.size and not 0 <= bins.min() <= bins.max()
-                                      < stats.counts.size):
-        raise ValueError("a memo entry that does not fit the latency bins")
-    stats.counts[bins] = counts
-    stats.n, stats.total_s, stats.max_s = int(data["n"]), float(data["total_s"]), float(
-        data["max_s"])
-    if stats.n != int(counts.sum()):
-        raise ValueError("a memo entry whose count does not add up")
-    return Replication(latency=stats, background_lag_s=float(data["background_lag_s"]))
+    try:
+        latency = LatencyStats.from_json(data)
+    except ValueError as exc:
+        raise ValueError(f"a memo entry with {exc}") from None
+    return Replication(latency=latency, background_lag_s=float(data["background_lag_s"]))
 
 
 def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:

@@ -83,7 +83,7 @@ def storage_fit(catalog: Catalog, instance: str, sample: Sample, *, peak_s: int,
         raise InvalidInput("the sample has no I/O: nothing to size")
     share = sample.read_iops / sample.iops
     kib = share * sample.read_kib + (1 - share) * sample.write_kib
-    block = max(4096, math.ceil(kib * 1024 / 4096) * 4096)
+    block = int(_rounded(kib))
     pattern = IoPattern(name="cloudwatch sample", read_fraction=share, random=True,
                         block_bytes=block, concurrency=OPEN_LOOP_IN_FLIGHT,
                         span_bytes=int(capacity_gib * 2**30), open_rate=sample.iops)

@@ -101,21 +101,19 @@ def main_tf(plan: DeploymentPlan) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _ami_name(plan: DeploymentPlan, arch: str) -> str:
+    """The AMI variable of servers of `arch`: `ami_id` when every server shares one
+    architecture, else `ami_id_x86_64` and `ami_id_arm64` (an AMI is built for one architecture,
+    and EC2 refuses to launch it on another: a Graviton master beside an x86 replica needs two)."""
+    return "ami_id" if len({s.arch for s in plan.servers}) == 1 else f"ami_id_{arch}"
+
+
 def ami_variables(plan: DeploymentPlan) -> dict[str, list[ServerPlan]]:
-    """The AMI variable of each architecture the servers run on -> its servers: `ami_id` when
-    they share one, else `ami_id_x86_64` and `ami_id_arm64` (an AMI is built for one
-    architecture, and EC2 refuses to launch it on another: a Graviton master beside an x86
-    replica needs two)."""
-    by_arch: dict[str, list[ServerPlan]] = {}
+    """Each AMI variable -> the servers that boot it, by name."""
+    out: dict[str, list[ServerPlan]] = {}
     for s in plan.servers:
-        by_arch.setdefault(s.arch, []).append(s)
-    if len(by_arch) == 1:
-        return {"ami_id": list(plan.servers)}
-    return {f"ami_id_{arch}": servers for arch, servers in sorted(by_arch.items())}
-
-
-def _ami_of(plan: DeploymentPlan, s: ServerPlan) -> str:
-    return next(f"var.{name}" for name, servers in ami_variables(plan).items() if s in servers)
+        out.setdefault(_ami_name(plan, s.arch), []).append(s)
+    return dict(sorted(out.items()))
 
 
 def _instance(plan: DeploymentPlan, s: ServerPlan) -> str:
@@ -128,7 +126,8 @@ def _instance(plan: DeploymentPlan, s: ServerPlan) -> str:
     else:
         user_data = script
     attrs: list[Attr | str] = [
-        ("ami", _ami_of(plan, s)), ("instance_type", _string(s.instance_type)),
+        ("ami", f"var.{_ami_name(plan, s.arch)}"),
+        ("instance_type", _string(s.instance_type)),
         ("subnet_id", "var.subnet_id"), ("key_name", "var.key_name"),
         ("vpc_security_group_ids", "var.security_group_ids")]
     if s.ebs_optimized:

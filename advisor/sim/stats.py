@@ -44,6 +44,30 @@ class LatencyStats:
         self.total_s += other.total_s
         self.max_s = max(self.max_s, other.max_s)
 
+    def to_json(self) -> dict[str, Any]:
+        """The counts of its non-empty bins and its exact count, total and max (`from_json`
+        reads it back to the bit)."""
+        nz = np.flatnonzero(self.counts)
+        return {"bins": nz.tolist(), "counts": self.counts[nz].tolist(), "n": self.n,
+                "total_s": self.total_s, "max_s": self.max_s}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "LatencyStats":
+        """`to_json`'s form read back; ValueError (or KeyError, TypeError) if it does not fit
+        the bins or its count does not add up."""
+        out = cls()
+        bins = np.asarray(data["bins"], dtype=np.int64)
+        counts = np.asarray(data["counts"], dtype=np.int64)
+        if bins.shape != counts.shape or (bins.size and not 0 <= bins.min() <= bins.max()
+                                          < out.counts.size):
+            raise ValueError("latency statistics that do not fit the bins")
+        out.counts[bins] = counts
+        out.n, out.total_s, out.max_s = int(data["n"]), float(data["total_s"]), float(
+            data["max_s"])
+        if out.n != int(counts.sum()):
+            raise ValueError("latency statistics whose count does not add up")
+        return out
+
     @property
     def mean_s(self) -> float:
         return self.total_s / self.n if self.n else float("nan")

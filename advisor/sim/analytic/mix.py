@@ -433,40 +433,38 @@ def _services(dev: DeviceKey, classes: tuple[RequestClass, ...]) -> _Services:
 
 
 def _charges(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Charges:
-    """The classes' charges at the limits: once per plan and classes (`_memo`), and shared by
-    plans alike in what the charges read (`charge_key`, `device_key`)."""
-    def shared() -> _Charges:
-        key = (charge_key(plan), device_key(plan), classes)
-        out = _SHARED_CHARGES.get(key)
-        if out is None:
-            if len(_SHARED_CHARGES) >= _SHARED_MAX:
-                _SHARED_CHARGES.clear()
-            out = _SHARED_CHARGES[key] = make()
-        return out
+    """The classes' charges at the limits, shared by plans alike in what they read
+    (`charge_key`, `device_key`)."""
+    key = (charge_key(plan), device_key(plan), classes)
+    out = _SHARED_CHARGES.get(key)
+    if out is None:
+        if len(_SHARED_CHARGES) >= _SHARED_MAX:
+            _SHARED_CHARGES.clear()
+        out = _SHARED_CHARGES[key] = _fresh_charges(plan, classes)
+    return out
 
-    def make() -> _Charges:
-        fg = np.zeros(plan.n_limits)
-        cost_sq = np.zeros(plan.n_limits)
-        serial = 0.0
-        nbytes = 0.0
-        n_io = [0.0, 0.0]
-        n_fg = 0.0
-        for cls in classes:
-            for io in cls.ios:
-                c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
-                if io.op in (0, 1, 2):
-                    n_io[0 if io.op == 0 else 1] += cls.probability * io.count
-                    n_fg += cls.probability * io.count
-                fg += cls.probability * io.count * c
-                cost_sq += cls.probability * io.count * c * c
-                serial += cls.probability * io.count * ser
-                nbytes += cls.probability * io.count * io.size_bytes
-        fg.flags.writeable = False
-        cost_sq.flags.writeable = False
-        return _Charges(cost=fg, cost_sq=cost_sq, serial=serial, nbytes=nbytes,
-                        n_io=(n_io[0], n_io[1]), n_fg=n_fg)
 
-    return _memo(plan, ("charges", classes), shared)
+def _fresh_charges(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Charges:
+    fg = np.zeros(plan.n_limits)
+    cost_sq = np.zeros(plan.n_limits)
+    serial = 0.0
+    nbytes = 0.0
+    n_io = [0.0, 0.0]
+    n_fg = 0.0
+    for cls in classes:
+        for io in cls.ios:
+            c, _, ser = io_cost(plan, io.op, io.size_bytes, io.random)
+            if io.op in (0, 1, 2):
+                n_io[0 if io.op == 0 else 1] += cls.probability * io.count
+                n_fg += cls.probability * io.count
+            fg += cls.probability * io.count * c
+            cost_sq += cls.probability * io.count * c * c
+            serial += cls.probability * io.count * ser
+            nbytes += cls.probability * io.count * io.size_bytes
+    fg.flags.writeable = False
+    cost_sq.flags.writeable = False
+    return _Charges(cost=fg, cost_sq=cost_sq, serial=serial, nbytes=nbytes,
+                    n_io=(n_io[0], n_io[1]), n_fg=n_fg)
 
 
 def _foreground(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Foreground:
@@ -520,16 +518,10 @@ def _device_ios(charges: _Charges, background: tuple[IoSpec, ...]) -> float:
     return charges.n_fg + sum(io.count for io in background if io.op in (0, 1, 2))
 
 
-def mix_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
-             background: tuple[IoSpec, ...] = ()) -> NDArray[np.float64]:
-    """`build_mix(plan, classes, background).cost`, to the bit, without the service times: what
-    a capacity check reads, at a fraction of a mix's price on a plan met for the first time."""
-    return _cost(plan, _canonical(classes), background)
-
-
 def _cost(plan: SimPlan, classes: tuple[RequestClass, ...],
           background: tuple[IoSpec, ...]) -> NDArray[np.float64]:
-    """`mix_cost` of classes already `_canonical`."""
+    """`build_mix(plan, classes, background).cost` (classes already `_canonical`), to the bit,
+    without the service times: what a capacity check reads (`commit.grouped_cost`)."""
     ch = _charges(plan, classes)
     cost = ch.cost.copy()
     device_ios = _device_ios(ch, background)
