@@ -358,9 +358,9 @@ def _calibrate(req: CalibrateRequest) -> tuple[dict[str, Any], str]:
         block_bytes=parse_bytes(req.block_size),
     )
     plan.validate()
-    runner = Sysbench.find()
-    created = _make_directory(path)
+    created = _make_directory(path)  # the user's input is checked before the machine's tools
     try:
+        runner = Sysbench.find()
         runs = len(plan.modes) * len(plan.threads) + 2
         with level_progress(runs, "calibrate") as update:
             calibration = run_calibration(plan, runner=runner,
