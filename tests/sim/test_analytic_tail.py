@@ -21,6 +21,7 @@ from advisor.sim.analytic.waits import (
     Chain,
     _Cluster,
     _congested,
+    class_clusters,
     correlated_sum,
     group_commit,
     regressed_sum,
@@ -125,11 +126,63 @@ def test_congested_long_requests_act_like_exponential_service() -> None:
     second-moment rate tends to twice the single I/Os' (an M/M/1 queue's), not K times (the
     whole request arriving at once); a request's queued I/O has half its I/Os to come."""
     k, a, rate = 50, 1e-3 / 3, 20.0
-    cl = _Cluster(rate=rate, pmf=((k, 1.0),), spacing_s=5e-4)
+    cl = _Cluster(rate=rate, pmf=((k, 1.0),),
+                  shapes=((1.0, tuple(5e-4 * j for j in range(k))),))
     m, z = _congested([], [(cl, 1.0, a, a * a)], 0.85)
     y = rate * k * a * a
     assert z == pytest.approx(2 * y * k / (k + 1))
     assert m == pytest.approx((1 + k) / 2)
+
+
+def test_a_request_issues_its_device_ios_in_order_one_service_apart() -> None:
+    """A transaction's page reads follow one another a read's service (and mean wait) apart,
+    then its CPU step, then its commit: the cluster the limits see is where the I/Os fall, not
+    the request's time spread evenly over its I/Os (which made two transactions reading at once
+    look slower than a gp2 volume's IOPS limit they outrun)."""
+    from advisor.layout import resolve
+    from advisor.sim.analytic.mix import IoSpec, RequestClass, build_mix
+    from advisor.sim.plan import compile_plan
+    from advisor.userfiles import load_catalog
+
+    catalog = load_catalog()
+    plan = compile_plan(resolve("c5.large:gp2:650GiB", catalog), catalog)
+    cls = RequestClass(probability=1.0, kind=1, ios=(
+        IoSpec(op=0, size_bytes=16384, count=3.0),
+        IoSpec(op=4, size_bytes=600, count=1.0),
+        IoSpec(op=2, size_bytes=4096, count=1.0)))
+    mix = build_mix(plan, (cls,), ())
+    read, cpu, commit = mix.classes[0].ios
+    wait = 1e-4
+    (cl,) = class_clusters(mix, 50.0, wait)
+    assert cl.rate == pytest.approx(50.0)
+    assert cl.pmf == ((4, pytest.approx(1.0)),)
+    (p, offsets), = cl.shapes
+    r = read.service.mean + wait
+    assert p == pytest.approx(1.0)
+    assert offsets == pytest.approx((0.0, r, 2 * r, 3 * r + cpu.service.mean))
+    # The reads come faster than the even spread would have them.
+    even = (3 * read.service.mean + cpu.service.mean + commit.service.mean) / 4 + wait
+    assert offsets[1] < even
+
+
+def test_a_request_of_a_random_count_has_one_shape_per_count() -> None:
+    """Binomial page reads: one cluster shape per count, with the count's probability."""
+    from advisor.layout import resolve
+    from advisor.sim.analytic.mix import IoSpec, RequestClass, build_mix
+    from advisor.sim.plan import compile_plan
+    from advisor.userfiles import load_catalog
+
+    catalog = load_catalog()
+    plan = compile_plan(resolve("c5.large:gp3:70GiB", catalog), catalog)
+    cls = RequestClass(probability=0.5, kind=1, ios=(
+        IoSpec(op=0, size_bytes=16384, count=1.5, trials=3),
+        IoSpec(op=2, size_bytes=4096, count=1.0)))
+    (cl,) = class_clusters(build_mix(plan, (cls,), ()), 10.0, 0.0)
+    pmf = count_pmf(1.5, 3)
+    assert dict(cl.pmf) == pytest.approx({k + 1: p for k, p in pmf})
+    by_count = {len(o): p for p, o in cl.shapes}
+    assert by_count == pytest.approx({k + 1: p for k, p in pmf})
+    assert sum(p for p, _ in cl.shapes) == pytest.approx(1.0)
 
 
 def test_a_congested_chain_carries_each_wait_into_the_next() -> None:
@@ -184,16 +237,19 @@ AGREE = [  # (layout, data GiB, replicas, tps)
 P99_TOLERANCE = 0.10  # issue 10: screen and event simulation within 10 %
 
 
-def _p99s(spec: str, data_gb: float, replicas: int, tps: float) -> tuple[float, float]:
+def _p99s(spec: str, data_gb: float, replicas: int, tps: float,
+          preset: str = "point-rw") -> tuple[float, float]:
     from advisor.layout import resolve
     from advisor.userfiles import load_catalog
     from workloads.mysql import MysqlParams
     from workloads.mysql_run import Deployment, simulate_mysql
+    from workloads.mysql_shape import PRESETS, shape_of
 
     catalog = load_catalog()
     layout = resolve(spec, catalog)
     dep = Deployment(master=layout, replica=layout if replicas else None)
-    params = MysqlParams(tps=tps, data_gb=data_gb, replicas=replicas)
+    params = MysqlParams(tps=tps, data_gb=data_gb, replicas=replicas, shape=shape_of(preset),
+                         reads_per_write=PRESETS[preset].reads)
     analytic = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
     des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
            for seed in (1, 2, 3)]
@@ -213,12 +269,21 @@ def test_analytic_p99_is_within_10_percent_of_the_event_simulation(
     assert analytic == pytest.approx(des, rel=P99_TOLERANCE), (analytic, des)
 
 
+@pytest.mark.slow
+def test_a_read_only_transaction_of_many_page_reads_is_within_10_percent() -> None:
+    """sysbench oltp_read_only on gp3 at 60 % of its knee: ~14 page reads a transaction, one
+    read's service apart, so a few transactions at once outrun the volume's IOPS; spread evenly
+    over the transaction they did not, and the analytic p99 was 13.5 % low."""
+    analytic, des = _p99s("m5.2xlarge:gp3:650GiB", 500, 0, 448.0, "sysbench-oltp-ro")
+    assert analytic == pytest.approx(des, rel=P99_TOLERANCE), (analytic, des)
+
+
 def test_a_limit_the_clusters_cannot_fill_adds_no_wait() -> None:
     """sysbench oltp_read_only on gp3 at 60 % of its knee: the bandwidth limit runs at ~22 % with
     an 8 ms burst tolerance, which clusters of a few 16 KiB reads never fill. Its M/G/1 tail
     there is lattice round-off (~1e-16); the clusters' large-deviations ratio (up to e^50) must
     not turn that into a wait (it did: every fifth I/O waited 22 ms, p99 118 ms against the
-    DES's 12). This load is about the round-off, not the tail's accuracy (-12 % in
+    DES's 12). This load is about the round-off, not the tail's accuracy (-9 % in
     docs/analytic-vs-des.md), hence the bound of twice the DES's, not 10 %."""
     from advisor.layout import resolve
     from advisor.userfiles import load_catalog

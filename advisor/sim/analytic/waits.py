@@ -149,25 +149,50 @@ def _pair_sum(pmf: Pmf, t: float, d: float) -> float:
 class _Cluster:
     rate: float  # clusters (requests of the class) per second
     pmf: Pmf  # device I/Os per request
-    spacing_s: float  # between successive I/Os of a request
+    # Where a request's device I/Os fall (seconds from its first), by how many of each kind it
+    # holds: (probability, offsets).
+    shapes: tuple[tuple[float, tuple[float, ...]], ...]
 
 
 def class_clusters(mix: Mix, x: float, wait_mean_s: float) -> list[_Cluster]:
+    """Each class's requests as clusters of device I/Os in the order the request issues them:
+    each device I/O one service (and mean wait) after the one before, other steps (CPU) in
+    between. A transaction's page reads follow one another a read's service apart, faster than
+    its I/Os spread evenly over the whole transaction (its CPU and commits included): a few
+    transactions reading at once outrun an IOPS limit that the even spread would keep under."""
     out = []
     for c in mix.classes:
-        dev = [io for io in c.ios if io.op in DEVICE_OPS]
-        if not dev:
+        if not any(io.op in DEVICE_OPS for io in c.ios):
             continue
-        pmf: Pmf = ((0, 1.0),)
-        for io in dev:
-            pmf = _add_pmf(pmf, io.pmf)
-        n = sum(k * p for k, p in pmf)
-        if n <= 0:
+        # (probability, offsets, clock) of every combination of counts, in request order
+        shapes: dict[tuple[float, ...], tuple[float, float]] = {(): (1.0, 0.0)}
+        for io in c.ios:
+            if io.op not in DEVICE_OPS:  # a CPU step or a flush: the clock moves on
+                step = io.service.mean * io.rate
+                shapes = {pos: (p, clock + step) for pos, (p, clock) in shapes.items()}
+                continue
+            step = io.service.mean + wait_mean_s
+            grown: dict[tuple[float, ...], tuple[float, float]] = {}
+            for pos, (p, clock) in shapes.items():
+                for k, q in io.pmf:
+                    key = pos + tuple(clock + step * j for j in range(k))
+                    old = grown.get(key, (0.0, clock + step * k))
+                    grown[key] = (old[0] + p * q, old[1])
+            shapes = grown
+        pmf: Pmf = tuple(sorted(_sum_by_count(shapes)))
+        if sum(k * p for k, p in pmf) <= 0:
             continue
-        # The request's own time spread over its device I/Os (CPU steps included).
-        span = c.service.mean + n * wait_mean_s
-        out.append(_Cluster(rate=x * c.probability, pmf=pmf, spacing_s=span / n))
+        out.append(_Cluster(rate=x * c.probability, pmf=pmf,
+                            shapes=tuple((p, pos) for pos, (p, _) in shapes.items()
+                                         if pos and p > 0)))
     return out
+
+
+def _sum_by_count(shapes: dict[tuple[float, ...], tuple[float, float]]) -> list[tuple[int, float]]:
+    acc: dict[int, float] = {}
+    for pos, (p, _) in shapes.items():
+        acc[len(pos)] = acc.get(len(pos), 0.0) + p
+    return list(acc.items())
 
 
 def _add_pmf(a: Pmf, b: Pmf) -> Pmf:
@@ -179,14 +204,15 @@ def _add_pmf(a: Pmf, b: Pmf) -> Pmf:
 
 
 @lru_cache(maxsize=4096)
-def _cluster_counts(k: int, d: float) -> NDArray[np.float64]:
-    """For windows of every length t in T_GRID (rows) sliding over k points d apart (the
+def _cluster_counts(offsets: tuple[float, ...]) -> NDArray[np.float64]:
+    """For windows of every length t in T_GRID (rows) sliding over points at `offsets` (the
     positions where they hold any): the length of positions at which one holds n points, n =
     0..k (columns)."""
+    k = len(offsets)
+    j = np.asarray(offsets) - offsets[0]
     t = T_GRID[:, None]
-    span = (k - 1) * d + t  # (T, 1)
+    span = j[-1] + t  # (T, 1)
     u = -t + (np.arange(U_POINTS) + 0.5)[None, :] / U_POINTS * span  # (T, U)
-    j = np.arange(k) * d
     n = ((j[None, None, :] >= u[:, :, None])
          & (j[None, None, :] <= u[:, :, None] + t[:, :, None])).sum(axis=2)  # (T, U)
     out = np.zeros((T_GRID.size, k + 1))
@@ -216,11 +242,11 @@ class _Work:
             out += np.outer(self.bg_rate * (z - 1), T_GRID)
         for cl, h, a in self.clusters:
             e = 1 - h + h * np.exp(np.minimum(g * a, 50.0))  # one I/O, thinned
-            for k, p in cl.pmf:
-                if k > 0:
-                    lengths = _cluster_counts(k, cl.spacing_s)
-                    powers = np.expm1(np.minimum(np.log(e)[:, None] * np.arange(k + 1), 700.0))
-                    out += cl.rate * p * (powers @ lengths.T)
+            for p, offsets in cl.shapes:
+                k = len(offsets)
+                lengths = _cluster_counts(offsets)
+                powers = np.expm1(np.minimum(np.log(e)[:, None] * np.arange(k + 1), 700.0))
+                out += cl.rate * p * (powers @ lengths.T)
         return out
 
 
