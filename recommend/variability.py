@@ -73,6 +73,9 @@ def variability(servers: Sequence[Candidate], req: MysqlSizeRequest, catalog: Ca
         without = des_steady(c, catalog, req, replicas, measured, keep=usual)
         if with_ is None or without is None:
             continue
+        if not with_.requests:  # a replica of a write-only shape: no transaction to time
+            words.append(f"{c.role} serves no transactions (no latency to report)")
+            continue
         plan = c.plan(catalog)
         seconds = des_seconds(server_for(req, c.layout, c.role, replicas, req.target_tps,
                                          measured))

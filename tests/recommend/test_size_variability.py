@@ -319,3 +319,19 @@ def test_the_summary_names_episodes_when_only_a_steady_server_is_the_slowest() -
                          servers=(check("master", False, 6.0),), text="",
                          p99_ms_long_run=6.0, meets_slo_long_run=True)
     assert "no slow episodes in the device model" in variability_summary(steady)
+
+
+def test_a_replica_of_a_write_only_load_has_no_latency_to_mix() -> None:
+    """With no reads the replica runs no transactions: the variability note says so instead of
+    mixing an empty run's latency ("0.00 ms usually, nan ms while its volume is in a slow
+    episode")."""
+    from advisor.catalog import builtin_catalog
+    from recommend.size import size_mysql
+
+    result = size_mysql(MysqlSizeRequest(tps=1, reads=0), builtin_catalog())
+    v = result.recommendation.variability
+    assert v is not None
+    assert "nan" not in v.text
+    assert "replica serves no transactions" in v.text
+    assert {s.role for s in v.servers} == {"master"}
+    assert all(math.isfinite(s.p99_ms_long_run or 0.0) for s in v.servers)
