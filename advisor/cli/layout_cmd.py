@@ -81,6 +81,11 @@ def print_layout(d: dict[str, Any]) -> None:
                            *(("",) if array else ()), "-", "-",
                            f"rated at {lim['rated_kib']} KiB")
             continue
+        if "per_disk_iops" in lim:  # HDD instance store: no published IOPS, one seek at a time
+            limits.add_row(lim["name"], lim["scope"], f"{lim['per_disk_iops']:,.0f} IOPS",
+                           *((f"{lim['per_disk_iops'] * d['devices']:,.0f}",) if array else ()),
+                           "-", "-", "per disk, one I/O at a time")
+            continue
         unit = " IOPS" if lim["unit"] == "iops" else " MiB/s"
         bucket = lim.get("bucket")
         full = bucket["full_burst_s"] if bucket else None
