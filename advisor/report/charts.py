@@ -228,6 +228,8 @@ def line_chart(chart: LineChart, chart_id: str, *, narrow: bool = False) -> str:
                         zorder=2 if s.emphasis else 3)
         xmax = max((x for s in chart.series for x in _finite(s.x, s.y)[0]), default=1.0)
         xmax = max([xmax] + [m.x for m in chart.marks if m.x is not None]) * 1.03
+        if xmax <= 0:  # every point at x = 0 (an Aerospike load of no reads): a unit axis
+            xmax = 1.0
         ax.set_xlim(0, xmax)
         if chart.shade_from is not None and chart.shade_from < xmax:
             ax.axvspan(chart.shade_from, xmax, color="#fee2e2", alpha=0.6, lw=0,

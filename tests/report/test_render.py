@@ -207,6 +207,15 @@ def test_line_chart_is_svg_text_without_external_references() -> None:
     assert not re.search(r'<svg[^>]*\swidth="', svg)
 
 
+def test_a_chart_whose_points_all_lie_at_zero_draws_a_unit_axis() -> None:
+    """An Aerospike sizing of writes only plots every level at 0 reads/s: matplotlib warned
+    "identical low and high xlims" on the user's terminal (and the test suite treats warnings
+    as errors)."""
+    svg = line_chart(LineChart(title="t", xlabel="reads/s", ylabel="% over 1 ms", series=[
+        Series(label="a", x=[0.0, 0.0, 0.0], y=[0.0, 0.5, 1.0])]), "c0")
+    assert svg.startswith("<svg")
+
+
 def test_tiles_show_the_figures_the_event_simulation_verified(
         size_html: str, size_result: dict[str, Any]) -> None:
     """The p99 tiles are the verified table's figures (the slowest server at the target and
