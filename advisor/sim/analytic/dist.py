@@ -55,7 +55,7 @@ def normal_grid() -> NDArray[np.float64]:
 def mixture(parts: list[tuple[float, Dist]]) -> Dist:
     values = np.concatenate([d.values for _, d in parts])
     weights = np.concatenate([p * d.weights / d.weights.sum() for p, d in parts])
-    order = np.argsort(values)
+    order = np.argsort(values, kind="stable")
     total = sum(p for p, _ in parts)
     mean = sum(p * d.mean for p, d in parts) / total if total > 0 else None
     return Dist(values[order], weights[order], mean)

@@ -192,7 +192,7 @@ def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -
     extra = size / dev.xfer_bps + (dev.flush_s if flush else 0.0)
     values = np.concatenate([body, tail]) + extra
     weights = np.concatenate([np.full(GRID, (1 - pt) / GRID), np.full(GRID, pt / GRID)])
-    order = np.argsort(values)
+    order = np.argsort(values, kind="stable")
     values, weights = values[order], weights[order]
     if fan > 1:  # max of `fan` iid: CDF^fan
         cdf = np.cumsum(weights)
