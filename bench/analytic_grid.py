@@ -234,7 +234,16 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "(advisor.sim.kernel), so a read waits the device's whole backlog and a write (a "
               "commit) only the part beyond the cache: the chain charges each commit that part "
               "(one wait for both had the NVMe loads +11 to +59 %; 151 of 177 within 10 % "
-              "before, the store rows alone changed). No constant is fitted to this grid.",
+              "before, the store rows alone changed). A transaction's device I/Os reach the "
+              "limits where they fall (its page reads one read's service apart, then its CPU "
+              "step, then its commits), not spread evenly over its time (oltp_read_only on gp3 "
+              "at 60 %: -13.5 % before). Where an I/O waits for the device's whole backlog "
+              "(instance-store NVMe), a transaction's later reads arrive after the queue "
+              "drained behind the one before and see less than the time average, so the time "
+              "average is lower than Poisson I/Os would make it: E[V] = sum lambda a E[V seen] "
+              "+ Y / 2 with the chained reads' view propagated along the transaction "
+              "(the NVMe loads at 85 % were +12 to +23 % before; 164 of 177 within 10 %, the "
+              "store rows alone changed). No constant is fitted to this grid.",
               "",
               "Group commit (advisor/sim/analytic/commit.py): a log flushes one group at a "
               "time, so the limits see (1 - pi) / (1 - q) log writes per commit (the busy share "
