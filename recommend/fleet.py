@@ -178,7 +178,9 @@ def _current_cost(raw: Any) -> float:
         value = float(raw)
     except (TypeError, ValueError):
         raise FieldError(CURRENT_MONTHLY_USD, raw, "must be a number (USD a month)") from None
-    if not math.isfinite(value) or value < 0:
+    if not math.isfinite(value):  # 'nan', 'inf', or a figure past a float such as 1e400
+        raise FieldError(CURRENT_MONTHLY_USD, raw, "must be a finite number (USD a month)")
+    if value < 0:
         raise FieldError(CURRENT_MONTHLY_USD, raw, "must be 0 or more (USD a month)")
     return value
 

@@ -29,6 +29,10 @@ def test_a_blank_workload_is_mysql_and_typed_values_pass_through() -> None:
     ({"id": "x", "workload": "postgres"}, "workload 'postgres': choose mysql or aerospike"),
     ({"id": "x", "tps": 100, "current_monthly_usd": "lots"},
      "current_monthly_usd 'lots': must be a number (USD a month)"),
+    ({"id": "x", "tps": 100, "current_monthly_usd": "1e400"},
+     "current_monthly_usd '1e400': must be a finite number (USD a month)"),
+    ({"id": "x", "tps": 100, "current_monthly_usd": -3},
+     "current_monthly_usd -3: must be 0 or more (USD a month)"),
 ])
 def test_a_bad_value_is_the_rows_problem_not_the_files(record: dict[str, object],
                                                       reason: str) -> None:
