@@ -172,37 +172,34 @@ def class_clusters(mix: Mix, x: float, wait_mean_s: float) -> list[_Cluster]:
     for c in mix.classes:
         if not any(io.op in DEVICE_OPS for io in c.ios):
             continue
-        # (probability, offsets, clock) of every combination of counts, in request order
-        shapes: dict[tuple[float, ...], tuple[float, float]] = {(): (1.0, 0.0)}
-        ops: dict[tuple[float, ...], tuple[int, ...]] = {(): ()}
+        # offsets -> (probability, clock, ops) of every combination of counts, in request order
+        shapes: dict[tuple[float, ...], tuple[float, float, tuple[int, ...]]] = {
+            (): (1.0, 0.0, ())}
         for io in c.ios:
             if io.op not in DEVICE_OPS:  # a CPU step or a flush: the clock moves on
                 step = io.service.mean * io.rate
-                shapes = {pos: (p, clock + step) for pos, (p, clock) in shapes.items()}
+                shapes = {pos: (p, clock + step, ops)
+                          for pos, (p, clock, ops) in shapes.items()}
                 continue
             step = io.service.mean + wait_mean_s
-            grown: dict[tuple[float, ...], tuple[float, float]] = {}
-            for pos, (p, clock) in shapes.items():
+            grown: dict[tuple[float, ...], tuple[float, float, tuple[int, ...]]] = {}
+            for pos, (p, clock, ops) in shapes.items():
                 for k, q in io.pmf:
                     key = pos + tuple(clock + step * j for j in range(k))
-                    old = grown.get(key, (0.0, clock + step * k))
-                    grown[key] = (old[0] + p * q, old[1])
-                    ops[key] = ops[pos] + (io.op,) * k
+                    old = grown.get(key, (0.0, clock + step * k, ops + (io.op,) * k))
+                    grown[key] = (old[0] + p * q, old[1], old[2])
             shapes = grown
-        pmf: Pmf = tuple(sorted(_sum_by_count(shapes)))
+        counts: dict[int, float] = {}
+        for pos, (p, _, _) in shapes.items():
+            counts[len(pos)] = counts.get(len(pos), 0.0) + p
+        pmf: Pmf = tuple(sorted(counts.items()))
         if sum(k * p for k, p in pmf) <= 0:
             continue
-        kept = [(p, pos) for pos, (p, _) in shapes.items() if pos and p > 0]
-        out.append(_Cluster(rate=x * c.probability, pmf=pmf, shapes=tuple(kept),
-                            ops=tuple(ops[pos] for _, pos in kept)))
+        kept = [(p, pos, ops) for pos, (p, _, ops) in shapes.items() if pos and p > 0]
+        out.append(_Cluster(rate=x * c.probability, pmf=pmf,
+                            shapes=tuple((p, pos) for p, pos, _ in kept),
+                            ops=tuple(ops for _, _, ops in kept)))
     return out
-
-
-def _sum_by_count(shapes: dict[tuple[float, ...], tuple[float, float]]) -> list[tuple[int, float]]:
-    acc: dict[int, float] = {}
-    for pos, (p, _) in shapes.items():
-        acc[len(pos)] = acc.get(len(pos), 0.0) + p
-    return list(acc.items())
 
 
 def _add_pmf(a: Pmf, b: Pmf) -> Pmf:
