@@ -61,14 +61,18 @@ def _device_ios(op: NDArray[np.int64], aux: NDArray[np.int64],
     dev = op <= 1
     commit = np.flatnonzero(op == 2)
     if commit.size:
-        _, first = np.unique(np.stack([aux[commit].astype(np.float64), done[commit]]), axis=1,
-                             return_index=True)
-        dev[commit[first]] = True
+        log, at = aux[commit], done[commit]
+        order = np.lexsort((at, log))  # stable: a group's first commit leads it
+        log, at = log[order], at[order]
+        first = np.ones(order.size, dtype=np.bool_)
+        first[1:] = (log[1:] != log[:-1]) | (at[1:] != at[:-1])
+        dev[commit[order[first]]] = True
     return dev
 
 
-def _random_block(rng: np.random.Generator, k: int, f: int) -> tuple[NDArray[np.float64], ...]:
-    return (rng.standard_normal((k, f)), rng.random((k, f)), rng.random((k, f)))
+def _stream_key(rng: np.random.Generator) -> int:
+    """A key for the kernel's counter-based draws (`advisor.sim.kernel._uniform`)."""
+    return int(rng.integers(0, 2**63 - 1))
 
 
 def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: int,
@@ -90,7 +94,6 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     from advisor.sim.kernel import BG_CTL_SIZE, run_chunk, run_events
 
     rng = np.random.default_rng(seed)
-    f = plan.members + 1
     if source.open_rate:  # no more requests per batch than the run will use
         chunk = int(min(chunk, max(1024, source.open_rate * duration_s * 1.05 + 64)))
     nl = plan.n_limits
@@ -131,7 +134,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     bg_ctl[2] = 0.0 if source.open_rate else closed_rate
     bg_ctl[0] = 1.0 if couple_background and (source.open_rate or closed_rate > 0) else 0.0
     bg_ctl[1] = max(0.0, throttle_lag_s)
-    bzu = _random_block(rng, len(bg), f)
+    bg_key = _stream_key(rng)
     bg_issue = np.zeros(len(bg))
     bg_done = np.zeros(len(bg))
     bg_pos = np.zeros(1, dtype=np.int64)
@@ -153,7 +156,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         if source.open_rate:
             t_sched = float(reqs.sched[-1])
         k = int(reqs.first[-1])
-        z, u, v = _random_block(rng, k, f)
+        key = _stream_key(rng)  # this batch's draws
         out_start = np.zeros(len(reqs))
         out_end = np.zeros(len(reqs))
         io_issue = np.zeros(k)
@@ -161,8 +164,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         multi = bool((np.diff(reqs.first) > 1).any()) and bool(source.open_rate)
         kernel = run_events if multi else run_chunk
         ran = kernel(
-            reqs.sched, reqs.first, reqs.op, reqs.size, reqs.offset, reqs.aux, z, u, v,
-            bg.sched, bg.op, bg.size, bg.offset, bzu[0], bzu[1], bzu[2], bg_pos,
+            reqs.sched, reqs.first, reqs.op, reqs.size, reqs.offset, reqs.aux, key,
+            bg.sched, bg.op, bg.size, bg.offset, bg_key, bg_pos,
             plan.raid, plan.members, plan.chunk_bytes, plan.chain, limi, limf, devf, devm,
             lims, mems, source.concurrency if multi else heap, log_state, duration_s, warmup_s,
             dt, track, tl_bal,
@@ -252,14 +255,14 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
 
 
 def _ffill(tl: NDArray[np.float64], plan: SimPlan, tracked: list[int]) -> NDArray[np.float64]:
+    """Each tracked balance carried forward over the bins with no record (its initial balance
+    before the first)."""
     out = tl.copy()
+    rows = np.arange(out.shape[0])
     for b, l in enumerate(tracked):
-        last = plan.lim_init[l]
-        for i in range(out.shape[0]):
-            if np.isnan(out[i, b]):
-                out[i, b] = last
-            else:
-                last = out[i, b]
+        col = out[:, b]
+        last = np.maximum.accumulate(np.where(np.isnan(col), -1, rows))
+        out[:, b] = np.where(last >= 0, col[np.maximum(last, 0)], plan.lim_init[l])
     return out
 
 

@@ -163,16 +163,40 @@ def _slow_now(m, t, devm, mems):  # type: ignore[no-untyped-def]
     return mems[m, 5]
 
 
+# Random numbers are drawn where they are used, from a counter-based generator: SplitMix64's
+# output at position c of the stream keyed `key` (its state after c steps, mixed). Each device
+# I/O has its own positions: (row * (n + 1) + member) * DRAWS + 0..DRAWS-1, so a draw depends on
+# the seed and the I/O alone, and only the draws a service time reads are made (three arrays of
+# (I/Os x members) drawn ahead in numpy cost the driver more than the kernel's whole work).
+DRAWS = 4
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
 @njit(**_FLAT, inline="always")
-def _service(m, opc, z, u, v, size, devf, devm, seq, t, mems):  # type: ignore[no-untyped-def]
+def _uniform(key, c):  # type: ignore[no-untyped-def]
+    """Uniform in [0, 1): position c of the stream `key` (both non-negative int64)."""
+    return _unit(_mix64(np.uint64(key) + np.uint64(c) * _GOLDEN))
+
+
+@njit(**_FLAT, inline="always")
+def _normal(key, c):  # type: ignore[no-untyped-def]
+    """Standard normal from positions c and c + 1 (Box-Muller)."""
+    r = math.sqrt(-2.0 * math.log(1.0 - _uniform(key, c)))
+    return r * math.cos(2.0 * math.pi * _uniform(key, c + 1))
+
+
+@njit(**_FLAT, inline="always")
+def _service(m, opc, key, c, size, devf, devm, seq, t, mems):  # type: ignore[no-untyped-def]
+    """Service time of member m's I/O; its random draws at positions c .. c + DRAWS - 1."""
     if devm[m, 7] > 0.0 and seq:  # a spinning disk's head is already there: transfer only
         svc = 0.0
     elif devf[m, opc, 1] < 0.0:  # exponential service with mean exp(mu) (theory checks)
-        svc = -math.exp(devf[m, opc, 0]) * math.log(1.0 - v)
-    elif u < devf[m, opc, 2]:
+        svc = -math.exp(devf[m, opc, 0]) * math.log(1.0 - _uniform(key, c + 1))
+    elif _uniform(key, c) < devf[m, opc, 2]:
+        v = _uniform(key, c + 1)
         svc = math.exp(devf[m, opc, 3] + v * (devf[m, opc, 4] - devf[m, opc, 3]))
     else:
-        svc = math.exp(devf[m, opc, 0] + devf[m, opc, 1] * z)
+        svc = math.exp(devf[m, opc, 0] + devf[m, opc, 1] * _normal(key, c + 2))
     svc += size / devm[m, 0]
     if devm[m, 9] > 0.0:
         svc *= _slow_now(m, t, devm, mems)
@@ -188,9 +212,9 @@ def _backlog(m, devm, lims, mems):  # type: ignore[no-untyped-def]
     return mems[m, 0]
 
 
-def _submit_py(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf, lims, devf,  # type: ignore[no-untyped-def]
+def _submit_py(t, op, size, off, key, row, raid, n, chunk, chain, limi, limf, lims, devf,  # type: ignore[no-untyped-def]
                devm, mems, tmp):
-    """Completion time of one logical I/O issued at `t`."""
+    """Completion time of one logical I/O issued at `t` (row: its index in the stream `key`)."""
     write = 1 if op == 1 or op == 2 else 0
     if op == 4:  # CPU or other work off the devices: `size` microseconds
         return t + size * 1e-6
@@ -312,7 +336,7 @@ def _submit_py(t, op, size, off, z, u, v, row, raid, n, chunk, chain, limi, limf
                     tm = _lim_pass(l, tm, cost, limi, limf, lims, devm[m, 6])
                     continue
             tm = _lim_pass(l, tm, cost, limi, limf, lims, 0.0)
-        svc = _service(m, write, z[row, j], u[row, j], v[row, j], msize, devf, devm, seq, tm,
+        svc = _service(m, write, key, (row * (n + 1) + j) * DRAWS, msize, devf, devm, seq, tm,
                        mems)
         if op == 2:
             svc += devm[m, 1]
@@ -355,7 +379,7 @@ BG_SLACK_S = 1.0
 
 
 @njit(**_FLAT)
-def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,  # type: ignore[no-untyped-def]
+def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_key, bg_pos,  # type: ignore[no-untyped-def]
                       bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf, devm,
                       mems, tmp, bg_ctl):
     """Issue every background I/O due at or before `t`, in time order; when coupled, every one
@@ -370,7 +394,7 @@ def _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_
         if bt < 0.0:
             bt = 0.0
         bg_issue[b] = bt
-        d = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_z, bg_u, bg_v, b,
+        d = _submit(bt, bg_op[b], bg_size[b], bg_off[b], bg_key, b,
                     raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
         bg_done[b] = d
         if d > bg_ctl[5]:
@@ -418,7 +442,7 @@ def _throttled(t, kind, bg_ctl):  # type: ignore[no-untyped-def]
 
 
 @njit(**_FLAT)
-def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, raid, n, chunk,  # type: ignore[no-untyped-def]
+def _group_commit(t, k, io_size, io_off, io_aux, io_key, log_state, raid, n, chunk,  # type: ignore[no-untyped-def]
                   chain, limi, limf, lims, devf, devm, mems, tmp):
     """Completion of a commit arriving at `t` on log io_aux[k]: one log write + flush at a time;
     commits arriving meanwhile share the next one. log_state[log] = (current flush done,
@@ -430,14 +454,14 @@ def _group_commit(t, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state, ra
     if log_state[log, 2] >= 0.0:
         return log_state[log, 2]
     if t >= log_state[log, 0]:
-        d = _submit(t, 2, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n, chunk,
+        d = _submit(t, 2, io_size[k], io_off[k], io_key, k, raid, n, chunk,
                     chain, limi, limf, lims, devf, devm, mems, tmp)
         log_state[log, 0] = d
         return d
     # The next group's flush starts when the current one ends; its limit cost is charged now so
     # the limits keep seeing I/Os in time order.
     start = log_state[log, 0]
-    d = start + (_submit(t, 2, io_size[k], io_off[k], io_z, io_u, io_v, k, raid, n, chunk,
+    d = start + (_submit(t, 2, io_size[k], io_off[k], io_key, k, raid, n, chunk,
                          chain, limi, limf, lims, devf, devm, mems, tmp) - t)
     log_state[log, 1] = start
     log_state[log, 2] = d
@@ -467,8 +491,8 @@ def _add_in_flight(in_flight, start, end, t_warm, t_end):  # type: ignore[no-unt
 
 
 @njit(**_FLAT)
-def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
-              bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_key,  # type: ignore[no-untyped-def]
+              bg_sched, bg_op, bg_size, bg_off, bg_key, bg_pos,
               raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
               heap, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
               out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight,
@@ -493,7 +517,7 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
         if bg_ctl[0] > 0.0:
             _progressed(req_sched[i + 1] if i + 1 < nreq else np.inf, bg_ctl)
         if _bg_due(t, bg_sched, bg_pos, bg_ctl):
-            _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+            _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_key, bg_pos,
                               bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
                               devm, mems, tmp, bg_ctl)
         if bg_ctl[1] > 0.0:
@@ -513,10 +537,10 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, 
                 gstart = cur
             io_issue[k] = gstart
             if op == 2:
-                d = _group_commit(gstart, k, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
+                d = _group_commit(gstart, k, io_size, io_off, io_aux, io_key, log_state,
                                   raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             else:  # one call site: the per-I/O path is inlined once
-                d = _submit_inline(gstart, op, io_size[k], io_off[k], io_z, io_u, io_v, k, raid,
+                d = _submit_inline(gstart, op, io_size[k], io_off[k], io_key, k, raid,
                                    n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             io_done[k] = d
             if not together or d > cur:
@@ -564,8 +588,8 @@ def _ev_pop(et, er, ek, n):  # type: ignore[no-untyped-def]
 
 
 @njit(**_FLAT)
-def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u, io_v,  # type: ignore[no-untyped-def]
-               bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_key,  # type: ignore[no-untyped-def]
+               bg_sched, bg_op, bg_size, bg_off, bg_key, bg_pos,
                raid, n, chunk, chain, limi, limf, devf, devm, lims, mems,
                slots, log_state, t_end, t_warm, tl_dt, tl_track, tl_bal,
                out_start, out_end, io_issue, io_done, bg_issue, bg_done, in_flight,
@@ -600,7 +624,7 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             break
         t = t_adm if t_adm <= t_ev else t_ev
         if _bg_due(t, bg_sched, bg_pos, bg_ctl):
-            _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_z, bg_u, bg_v, bg_pos,
+            _drain_background(t, bg_sched, bg_op, bg_size, bg_off, bg_key, bg_pos,
                               bg_issue, bg_done, raid, n, chunk, chain, limi, limf, lims, devf,
                               devm, mems, tmp, bg_ctl)
         now = t
@@ -635,12 +659,12 @@ def run_events(req_sched, req_first, io_op, io_size, io_off, io_aux, io_z, io_u,
             op = io_op[kk]
             io_issue[kk] = t
             if op == 2:
-                dk = _group_commit(t, kk, io_size, io_off, io_aux, io_z, io_u, io_v, log_state,
+                dk = _group_commit(t, kk, io_size, io_off, io_aux, io_key, log_state,
                                    raid, n, chunk, chain, limi, limf, lims, devf, devm, mems, tmp)
             else:
-                dk = _submit_inline(t, 1 if op == 5 else op, io_size[kk], io_off[kk], io_z, io_u,
-                                    io_v, kk, raid, n, chunk, chain, limi, limf, lims, devf,
-                                    devm, mems, tmp)
+                dk = _submit_inline(t, 1 if op == 5 else op, io_size[kk], io_off[kk], io_key, kk,
+                                    raid, n, chunk, chain, limi, limf, lims, devf, devm, mems,
+                                    tmp)
             io_done[kk] = dk
             if kk == k or dk > d:
                 d = dk

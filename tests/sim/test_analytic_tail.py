@@ -288,7 +288,7 @@ P99_TOLERANCE = 0.10  # issue 10: screen and event simulation within 10 %
 
 
 def _p99s(spec: str, data_gb: float, replicas: int, tps: float,
-          preset: str = "point-rw") -> tuple[float, float]:
+          preset: str = "point-rw", seeds: int = 3) -> tuple[float, float]:
     from advisor.layout import resolve
     from advisor.userfiles import load_catalog
     from workloads.mysql import MysqlParams
@@ -302,7 +302,7 @@ def _p99s(spec: str, data_gb: float, replicas: int, tps: float,
                          reads_per_write=PRESETS[preset].reads)
     analytic = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
     des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
-           for seed in (1, 2, 3)]
+           for seed in range(1, seeds + 1)]
     a = analytic.levels[0].latency_ms.transaction.p99
     d = [r.levels[0].latency_ms.transaction.p99 for r in des]
     assert a is not None

@@ -46,8 +46,7 @@ def _kernel_charges(spec: str, *, write: bool, size_kib: int) -> dict[str, float
     mems[:, 1] = -1.0  # no previous I/O: a random one
     mems[:, 4] = -1.0
     tmp = np.zeros((3, plan.members + 1), dtype=np.int64)
-    draws = np.full((1, plan.members + 1), 0.5)
-    kernel._submit(0.0, 1 if write else 0, size_kib * KIB, 0, draws, draws, draws, 0, plan.raid,
+    kernel._submit(0.0, 1 if write else 0, size_kib * KIB, 0, 1, 0, plan.raid,
                    plan.members, plan.chunk_bytes, plan.chain, limi, limf, lims, devf, devm,
                    mems, tmp)
     out: dict[str, float] = {}

@@ -98,16 +98,19 @@ def test_flushing_throttle_holds_writes(catalog: Catalog) -> None:
     """The checkpoint-age rule: when issued flushes would finish more than the throttle after
     now, a write's next I/O waits. Flushing then falls behind by about the throttle plus the
     foreground I/O already queued (4,096 connections' worth here), far less than without, and
-    throughput does not drop (measured: 13.7 s -> 8.3 s late, 10,329 -> 10,069 finished)."""
+    throughput does not drop. Over four seeds: one unthrottled run's throughput past saturation
+    spreads 8,500-12,300 transactions from seed to seed, the throttled ones 9,500-10,200
+    (measured: 15.8 s -> 6.2 s late on average, 40,967 -> 39,554 finished)."""
     from advisor.sim.des import run_des
 
     layout = resolve(SPEC, catalog)
     plan = compile_plan(layout, catalog)
     server = build_servers(_dep(catalog), MysqlParams(tps=1000.0), None)[0]
-    free = run_des(plan, server, duration_s=60.0, seed=1, warmup_s=5.0,
-                   couple_background=True)
-    held = run_des(plan, server, duration_s=60.0, seed=1, warmup_s=5.0,
-                   couple_background=True, throttle_lag_s=0.2)
-    assert free.background_lag_s > 5.0  # without it flushing runs far behind
-    assert held.background_lag_s < 0.75 * free.background_lag_s
-    assert held.finished_in_window >= PLATEAU * free.finished_in_window
+    free = [run_des(plan, server, duration_s=60.0, seed=seed, warmup_s=5.0,
+                    couple_background=True) for seed in (1, 2, 3, 4)]
+    held = [run_des(plan, server, duration_s=60.0, seed=seed, warmup_s=5.0,
+                    couple_background=True, throttle_lag_s=0.2) for seed in (1, 2, 3, 4)]
+    assert all(r.background_lag_s > 5.0 for r in free)  # without it flushing runs far behind
+    assert sum(r.background_lag_s for r in held) < 0.75 * sum(r.background_lag_s for r in free)
+    assert (sum(r.finished_in_window for r in held)
+            >= PLATEAU * sum(r.finished_in_window for r in free))

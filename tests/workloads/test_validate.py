@@ -19,8 +19,9 @@ def profile() -> Path:
 
 
 def validate_json(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, Any]:
-    code, out, err = run(capsys, "validate", "--profile", str(path), "--duration", "2",
-                         "--format", "json")
+    # The command's own default length (10 s per case): the fitted write point at QD1 sits ~13 %
+    # from its measurement, and a 2 s run's sampling noise alone moved it by +-4 points.
+    code, out, err = run(capsys, "validate", "--profile", str(path), "--format", "json")
     assert code == 0, err
     result: dict[str, Any] = json.loads(out)
     return result
