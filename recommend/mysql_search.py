@@ -568,12 +568,22 @@ class Replication:
 # cache directory, `advisor.cli.verify_memo`), keyed by everything a replication depends on.
 DES_MEMO: ContextVar[MutableMapping[str, Any] | None] = ContextVar("mysql_des_memo",
                                                                    default=None)
+# Replications run in this sizing (`run_size` sets it), by what they depend on besides the
+# instance's limits: one instance type's layout and the same storage on another type with the
+# same server (RAM, CPU) differ only there, and where the run's instance limits held back no
+# I/O, the other's run would be the same to the bit (`_runs_alike`).
+DES_RUNS: ContextVar[dict[str, list[tuple[SimPlan, NDArray[np.float64], Replication]]] | None] \
+    = ContextVar("mysql_des_runs", default=None)
+# Plan fields that are the instance's limits' figures, or carry no figure the kernel reads.
+_NOT_SIMULATED = ("rate_free", "memo", "notes", "layout", "limit_names", "baseline_only")
+_LIMIT_FIGURES = ("lim_rate", "lim_burst", "lim_cap", "lim_init", "lim_earn")
 
 
 def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int,
                      measured_s: float) -> Replication:
     """One replication: `measured_s` seconds after the warm-up, with `seed` (from `DES_MEMO`
-    when it holds it, to the bit)."""
+    when it holds it, or from `DES_RUNS` when a run of this sizing ran the same I/Os, to the
+    bit)."""
     throttle = flush_throttle_lag_s(server, c.layout)
     memo = DES_MEMO.get()
     key = _replication_key(plan, server, seed, measured_s, throttle) if memo is not None else ""
@@ -581,6 +591,15 @@ def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int
     if isinstance(known, dict):
         with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
             return _replication_from_json(known)
+    runs = DES_RUNS.get()
+    alike = (_replication_key(plan, server, seed, measured_s, throttle,
+                              skip=(*_NOT_SIMULATED, *_LIMIT_FIGURES))
+             if runs is not None else "")
+    for ran, seen, out in runs.get(alike, []) if runs is not None else []:
+        if _runs_alike(ran, seen, plan):
+            if memo is not None:  # kept under this plan's key too: a later run reads it there
+                memo[key] = _replication_json(out)
+            return out
     from advisor.sim.des import run_des
 
     # The same event simulation as `advisor simulate --workload mysql`: page flushing follows
@@ -590,19 +609,54 @@ def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int
     out = Replication(latency=raw.request_latency["all"], background_lag_s=raw.background_lag_s)
     if memo is not None:
         memo[key] = _replication_json(out)
+    if runs is not None:
+        seen = np.stack([raw.lim_held, raw.lim_used, raw.lim_exhaust], axis=1)
+        runs.setdefault(alike, []).append((plan, seen, out))
     return out
 
 
+def _runs_alike(ran: SimPlan, seen: NDArray[np.float64], plan: SimPlan) -> bool:
+    """Whether `plan` runs the same I/Os at the same times as `ran` did (same everything but
+    the limits' figures, checked by the caller's key). `seen` [limits, 3]: what each limit did
+    in that run (I/Os it held back, units charged, when its credits ran out or -1). Each limit
+    must be the same, or an instance limit that held back no I/O in that run and, on `plan`,
+    paces at every I/O at least as fast with a depth (rate x tolerance, in units) no smaller:
+    - with a credit bucket that never ran out in that run (so it paced at its burst rate), one
+      whose burst rate is no lower and whose initial credits cover all that run charged it
+      (so it never runs out either);
+    - without, one whose slowest rate is no lower than that run's fastest.
+    Then, by induction over the I/Os, the units queued at it stay at or below the run's, it
+    holds none back either, and every I/O starts when it did. (A member's own limits also pick
+    a RAID 1 mirror by their backlog, so only the instance's may differ.)"""
+    same = ((getattr(ran, f) == getattr(plan, f)) for f in _LIMIT_FIGURES)
+    differ = ~np.logical_and.reduce([*same, ran.tolerance_s == plan.tolerance_s])
+    for l in np.flatnonzero(differ):
+        held, used, ran_out = seen[l]
+        if held > 0 or ran.limit_scope[l] != "instance":
+            return False
+        if ran.lim_cap[l] > 0 and plan.lim_cap[l] > 0:
+            if ran_out >= 0 or plan.lim_init[l] < used:
+                return False
+            was, now = ran.lim_burst[l], plan.lim_burst[l]
+        else:
+            was = max(ran.lim_rate[l], ran.lim_burst[l])
+            now = min(plan.lim_rate[l], plan.lim_burst[l])
+        if now < was or now * plan.tolerance_s[l] < was * ran.tolerance_s[l]:
+            return False
+    return True
+
+
 def _replication_key(plan: SimPlan, server: MysqlServer, seed: int, measured_s: float,
-                     throttle_s: float) -> str:
+                     throttle_s: float, skip: tuple[str, ...] = ("rate_free", "memo", "notes")
+                     ) -> str:
     """Everything a replication depends on: the plan's every figure (devices, limits, credits,
-    slow episodes), the server (its parameters and per-transaction I/O), seed, length, the
-    flush throttle and the model and code versions (the memo file's name carries a fingerprint
-    of the simulator's source)."""
+    slow episodes; but the fields in `skip`), the server (its parameters and per-transaction
+    I/O), seed, length, the flush throttle and the model and code versions (the memo file's
+    name carries a fingerprint of the simulator's source)."""
     h = hashlib.sha256(repr((seed, measured_s, DES_WARMUP_S, throttle_s, MODEL_VERSION,
                              __version__, repr(server))).encode())
     for f in fields(plan):
-        if f.name in ("rate_free", "memo", "notes"):
+        if f.name in skip:
             continue
         value = getattr(plan, f.name)
         if isinstance(value, np.ndarray):

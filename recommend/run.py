@@ -34,13 +34,14 @@ def run_size(req: SizeRequest, catalog: Catalog, *, measured: TxnIo | None = Non
     catalog = with_plan(catalog, plan)
     result: SizeResult
     if isinstance(req, MysqlSizeRequest):
-        from recommend.mysql_search import DES_MEMO
+        from recommend.mysql_search import DES_MEMO, DES_RUNS
         from recommend.size import size_mysql
 
-        token = DES_MEMO.set(memo)
+        token, runs = DES_MEMO.set(memo), DES_RUNS.set({})
         try:
             result = size_mysql(req, catalog, measured, progress=progress)
         finally:
+            DES_RUNS.reset(runs)
             DES_MEMO.reset(token)
     else:
         from recommend.aerospike_search import size_aerospike

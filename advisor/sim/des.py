@@ -33,6 +33,7 @@ class RawLevel:
     lim_tat: NDArray[np.float64]  # where each limit's pacing stood at the end (backlog if > end)
     serial_busy_s: NDArray[np.float64]  # per member, devices that serve one I/O at a time
     lim_exhaust: NDArray[np.float64]
+    lim_held: NDArray[np.float64]  # I/Os each limit held back (started later than issued)
     lim_balance_end: NDArray[np.float64]
     timeline_dt: float
     timeline_counts: NDArray[np.int64]
@@ -105,7 +106,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         from advisor.sim.kernel import slow_phases
 
         devm[:, 12] = slow_phases(np.ascontiguousarray(devm[:, 11]))
-    lims = np.zeros((nl, 5))  # next free, balance, balance time, used, exhausted at
+    # next free, balance, balance time, used, exhausted at, I/Os it held back
+    lims = np.zeros((nl, 6))
     lims[:, 1] = plan.lim_init
     lims[:, 4] = -1.0
     # free at, last end offset, unused, serial busy s, slow slot, its factor
@@ -246,7 +248,8 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
                     request_latency=req_stats, io_latency=io_stats, background_latency=bg_stats,
                     background_ios=nbg, background_lag_s=lag, lim_used=lims[:, 3].copy(),
                     serial_busy_s=mems[:, 3].copy(), lim_tat=lims[:, 0].copy(),
-                    lim_exhaust=lims[:, 4].copy(), lim_balance_end=bal_end, timeline_dt=dt,
+                    lim_exhaust=lims[:, 4].copy(), lim_held=lims[:, 5].copy(),
+                    lim_balance_end=bal_end, timeline_dt=dt,
                     timeline_counts=tl_counts, timeline_bytes=tl_bytes,
                     timeline_buckets=_ffill(tl_bal, plan, tracked), tracked=tracked, seed=seed,
                     slices=slices, slice_s=slice_s, completed=completed,

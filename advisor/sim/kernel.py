@@ -70,7 +70,7 @@ def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
 
 # Packed arrays (fewer arguments per call keeps the per-I/O cost low):
 #   limi[l] = (kind, owner)            limf[l] = (unit bytes, rate, burst, cap, earn, tau s)
-#   lims[l] = (next free, balance, balance time, used, exhausted at)
+#   lims[l] = (next free, balance, balance time, used, exhausted at, I/Os it held back)
 #   devf[m, op] = (mu, sigma, p tail, log tail lo, log tail hi, device cost s)
 #   devm[m] = (transfer B/s, flush s, serial, rated bytes, sequential B/s, own last limiter,
 #              write cache s, spinning, slow slot s, slow share, slow max loss, slow key,
@@ -103,6 +103,8 @@ def _lim_pass(l, t, cost, limi, limf, lims, ahead):  # type: ignore[no-untyped-d
             rate = limf[l, 2]
     lims[l, 0] = (start if start > tat else tat) + cost / rate
     lims[l, 3] += cost
+    if start > t:  # this limit held the I/O back
+        lims[l, 5] += 1.0
     return start
 
 

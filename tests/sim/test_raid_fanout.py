@@ -39,7 +39,7 @@ def _kernel_charges(spec: str, *, write: bool, size_kib: int) -> dict[str, float
     """Units the kernel charges each named limit (summed over members) for one I/O."""
     plan = compile_plan(resolve(spec, CATALOG), CATALOG)
     limi, limf, devf, devm = plan.packed()
-    lims = np.zeros((plan.n_limits, 5))
+    lims = np.zeros((plan.n_limits, 6))
     lims[:, 1] = plan.lim_init
     lims[:, 4] = -1.0
     mems = np.zeros((plan.members, 6))
