@@ -630,6 +630,9 @@ def _runs_alike(ran: SimPlan, seen: NDArray[np.float64], plan: SimPlan) -> bool:
     a RAID 1 mirror by their backlog, so only the instance's may differ.)"""
     same = ((getattr(ran, f) == getattr(plan, f)) for f in _LIMIT_FIGURES)
     differ = ~np.logical_and.reduce([*same, ran.tolerance_s == plan.tolerance_s])
+    gated = ran.lim_owner[ran.lim_owner != np.arange(ran.n_limits)]
+    if differ[gated[gated >= 0]].any():  # another limit's burst hangs on a changed bucket
+        return False
     for l in np.flatnonzero(differ):
         held, used, ran_out = seen[l]
         if held > 0 or ran.limit_scope[l] != "instance":
