@@ -574,8 +574,10 @@ DES_MEMO: ContextVar[MutableMapping[str, Any] | None] = ContextVar("mysql_des_me
 # I/O, the other's run would be the same to the bit (`_runs_alike`).
 DES_RUNS: ContextVar[dict[str, list[tuple[SimPlan, NDArray[np.float64], Replication]]] | None] \
     = ContextVar("mysql_des_runs", default=None)
-# Plan fields that are the instance's limits' figures, or carry no figure the kernel reads.
-_NOT_SIMULATED = ("rate_free", "memo", "notes", "layout", "limit_names", "baseline_only")
+# Plan fields that hold no figure: caches and words.
+_NOT_FIGURES = ("rate_free", "memo", "notes")
+# ... and those with figures the kernel does not read, or the instance's limits' figures.
+_NOT_SIMULATED = (*_NOT_FIGURES, "layout", "limit_names", "baseline_only")
 _LIMIT_FIGURES = ("lim_rate", "lim_burst", "lim_cap", "lim_init", "lim_earn")
 
 
@@ -650,8 +652,7 @@ def _runs_alike(ran: SimPlan, seen: NDArray[np.float64], plan: SimPlan) -> bool:
 
 
 def _replication_key(plan: SimPlan, server: MysqlServer, seed: int, measured_s: float,
-                     throttle_s: float, skip: tuple[str, ...] = ("rate_free", "memo", "notes")
-                     ) -> str:
+                     throttle_s: float, skip: tuple[str, ...] = _NOT_FIGURES) -> str:
     """Everything a replication depends on: the plan's every figure (devices, limits, credits,
     slow episodes; but the fields in `skip`), the server (its parameters and per-transaction
     I/O), seed, length, the flush throttle and the model and code versions (the memo file's
