@@ -131,6 +131,11 @@ def test_a_candidate_the_des_rejects_is_listed_with_the_des_figure(
     rec = result.recommendation
     assert rec.master != victim[0]
     assert all(v.passed for v in rec.verified.values())
+    # Checked after the victim failed, the answer's master was confirmed on fresh seeds.
+    confirming = [x for x in rec.verified["master"].loads
+                  if x.load.endswith(mysql_search.CONFIRMING)]
+    assert [x.load.split(" ")[0] for x in confirming] == ["headroom", "target"]
+    assert all(x.passed for x in confirming)
     assert all(a.master != victim[0] for a in result.alternatives)
     assert result.search.verify_bound == mysql_search.MAX_DES_CANDIDATES
     assert 2 < result.search.verified <= mysql_search.MAX_DES_CANDIDATES
