@@ -136,3 +136,87 @@ def test_the_knee_falls_to_the_headroom_load_only_for_verified_servers(
     u.stage = "screened"
     curves[id(u)] = _p99_curve(1100)
     assert _des_knee(REQ, catalog, [u], 1, None, 1500.0) == 0.0
+
+
+# The analytic knee (`_server_knee`): bounded first by the checks that need no latency, then the
+# p99's crossing of the SLO by interpolation. The engine is replaced by a p99 curve and a limit.
+class _State:
+    """What `_meets` and the knee read of a steady state."""
+
+    def __init__(self, p99_ms: float) -> None:
+        self.p99_s, self.backlog, self.utilisation = p99_ms / 1000, False, 0.5
+
+
+def _analytic(monkeypatch: pytest.MonkeyPatch, curve: Any, cap: float) -> list[float]:
+    """Latency evaluations (their loads) of a server whose p99 follows `curve` and whose limits
+    hold up to `cap` tps."""
+    calls: list[float] = []
+
+    def state(c: Candidate, plan: Any, req: MysqlSizeRequest, replicas: int, tps: float,
+              measured: Any) -> tuple[Any, Any]:
+        if (replicas, tps) not in c._states:
+            calls.append(tps)
+            c._states[(replicas, tps)] = (None, _State(curve(tps)))
+        return c._states[(replicas, tps)]
+
+    monkeypatch.setattr(mysql_search, "_state", state)
+    monkeypatch.setattr(mysql_search, "_within_limits", lambda c, plan, req, r, tps, m: tps <= cap)
+    monkeypatch.setattr(mysql_search, "cpu_utilisation", lambda server, layout: 0.0)
+    return calls
+
+
+def _bisection_probes(ok: Any) -> int:
+    """Latency evaluations of the plain bisection the knee search replaced (one per probe)."""
+    n, lo, hi = 0, 0.0, REQ.tps
+    while ok(hi):
+        n, lo, hi = n + 1, hi, hi * 2
+    n += 1
+    while hi - lo > max(1.0, 0.005 * hi):
+        mid = (lo + hi) / 2
+        n += 1
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return n
+
+
+@pytest.mark.parametrize("capacity", [700.0, 1100.0, 2600.0, 9000.0])
+def test_the_analytic_knee_is_the_p99_crossing_to_its_tolerance(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch, capacity: float) -> None:
+    """An M/M/1-like p99 (2 ms / (1 - tps / capacity)) crosses the 10 ms SLO at 80 % of the
+    capacity, under the limits (95 %): the knee lies within 0.5 % below the crossing, from
+    fewer latency evaluations than a bisection takes."""
+    curve = _p99_curve(capacity)
+    calls = _analytic(monkeypatch, lambda tps: curve(tps)[0], cap=0.95 * capacity)
+    c = _server(catalog, "master")
+    knee = mysql_search._server_knee(REQ, catalog, c, 1, None)
+    crossing = 0.8 * capacity
+    assert knee <= crossing
+    assert crossing - knee <= max(1.0, mysql_search.KNEE_TOLERANCE * crossing)
+    assert len(calls) < _bisection_probes(lambda tps: tps <= crossing)
+    assert len(calls) <= 5
+
+
+def test_a_knee_bound_by_a_limit_takes_one_latency_evaluation(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The p99 stays 3 ms up to the limits' bound (1,234 tps): the knee is that bound, to
+    0.5 %, found by the checks without latency, and its latency is evaluated once, there."""
+    calls = _analytic(monkeypatch, lambda tps: 3.0, cap=1234.0)
+    knee = mysql_search._server_knee(REQ, catalog, _server(catalog, "master"), 1, None)
+    assert 1234.0 * (1 - mysql_search.KNEE_TOLERANCE) <= knee <= 1234.0
+    assert calls == [knee]
+
+
+def test_a_knee_on_a_p99_that_dips_still_brackets_a_crossing(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A p99 that is not monotone near the SLO (the analytic engine's regimes: 9.1 ms, then
+    8.4, then 11.3 within 1 %): the knee meets the SLO and a load at most 0.5 % above it was
+    evaluated and failed, as with a bisection."""
+    def curve(tps: float) -> float:
+        return 4.0 + 5.1 * (tps - 815) / 252 if tps < 1067 else 8.4 if tps < 1077 else 11.3
+    calls = _analytic(monkeypatch, curve, cap=1160.0)
+    c = _server(catalog, "master")
+    knee = mysql_search._server_knee(REQ, catalog, c, 1, None)
+    assert curve(knee) <= REQ.p99_ms
+    above = [t for t in calls if t > knee]
+    assert above
+    assert min(above) - knee <= max(1.0, mysql_search.KNEE_TOLERANCE * min(above))
+    assert curve(min(above)) > REQ.p99_ms
