@@ -10,6 +10,7 @@ results.
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 from collections.abc import Iterator, MutableMapping
 from pathlib import Path
@@ -23,19 +24,22 @@ from advisor.userfiles import read_json_object, write_json
 MAX_ENTRIES = {"aerospike": 4096, "mysql": 1024}
 
 
-def _code_fingerprint(workload: str) -> str:
-    import advisor.sim
-    import recommend.aerospike_search
-    import recommend.mysql_search
-    import workloads.aerospike
-    import workloads.mysql
+def _source(module: str) -> Path:
+    """A module's source file, found without importing it (a MySQL sizing need not load the
+    Aerospike search to stamp its cache)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(module)
+    return Path(spec.origin)
 
-    files = sorted(Path(advisor.sim.__file__).parent.rglob("*.py"))
+
+def _code_fingerprint(workload: str) -> str:
+    files = sorted(_source("advisor.sim").parent.rglob("*.py"))
     if workload == "mysql":  # the server's model and what it draws on (buffer pool, shapes)
-        files += sorted(Path(workloads.mysql.__file__).parent.glob("*.py"))
-        files += [Path(recommend.mysql_search.__file__)]
+        files += sorted(_source("workloads.mysql").parent.glob("*.py"))
+        files += [_source("recommend.mysql_search")]
     else:
-        files += [Path(workloads.aerospike.__file__), Path(recommend.aerospike_search.__file__)]
+        files += [_source("workloads.aerospike"), _source("recommend.aerospike_search")]
     h = hashlib.sha256()
     for f in files:
         st = f.stat()

@@ -34,6 +34,30 @@ from numba.core.config import reload_config
 
 reload_config()  # type: ignore[no-untyped-call]
 
+
+def _array_lowering_without_blas_probe() -> None:
+    """Load numba's array lowering (`numba.np.arraymath`) without its BLAS probe.
+
+    The CPU target loads that module when it first initialises (the first kernel call, cached
+    or not), and at its import the module probes for BLAS by importing `scipy.linalg`: ~0.13 s
+    of a cold `advisor size`, for `np.dot` and the like, which no kernel here uses (were one to,
+    its compilation would fail loudly, naming BLAS). The probe's import fails fast while the
+    name is None in `sys.modules`; the entry is removed at once, so `scipy.linalg` imports as
+    usual afterwards."""
+    import sys
+
+    name = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or name in sys.modules:
+        return
+    sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules[name]
+
+
+_array_lowering_without_blas_probe()
+
 # The RAID and limiter codes are the plan's (numba compiles them in as constants); the RAID
 # mapping and per-I/O charges below are the kernel's compiled copy of `advisor.layout.raid` and
 # `advisor.layout.limits.charge`, pinned to them by tests/sim/test_raid_fanout.py.

@@ -41,3 +41,23 @@ def test_an_empty_setting_keeps_nothing(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("ADVISOR_CACHE_DIR", "")
     with vm.verify_memo() as memo:
         assert memo is None
+
+
+def test_the_file_name_stamps_the_model_s_sources_without_importing_them() -> None:
+    """A MySQL sizing's cache is stamped by the simulator, the MySQL model and search sources;
+    an Aerospike one's by the simulator and Aerospike's. Finding them imports nothing (a MySQL
+    sizing need not load the Aerospike search: ~0.09 s)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom advisor.cli import verify_memo as vm\n"
+             "print(vm._code_fingerprint('mysql'), vm._code_fingerprint('aerospike'))\n"
+             "print(sorted(m for m in sys.modules if m.startswith(('recommend.', 'workloads.'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.splitlines()
+    mysql, aerospike = out[0].split()
+    assert mysql != aerospike
+    assert len(mysql) == len(aerospike) == 16
+    assert "recommend.aerospike_search" not in out[1]
+    assert "recommend.mysql_search" not in out[1]
+    assert vm._source("recommend.mysql_search").name == "mysql_search.py"
