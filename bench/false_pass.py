@@ -6,14 +6,15 @@ The latency-bound request (`--tps 627 --reads 3.25 --data-gb 500 --p99-ms 5`) ve
 candidates cheapest first; many are marginal: their p99 over many replications lies just above
 the SLO, and a 10 s replication's p99 spreads widely around it (slow EBS episodes fall in some
 runs and not in others). The script takes such a layout as the master and runs the check as the
-search runs it, once per request seed 1..N: 2 to 4 replications at the headroom then the target
-load (seeds s, s + 1, ...), then the confirmation's 2 to 8 on seeds s + 4, .... Replications are
-kept by seed (the search's own memo), so the N checks share N + 11 replications per load; their
-verdicts are correlated where their seeds overlap, and the rates are of request seeds, not
-independent trials. The layout's long-run p99 at the headroom load is that of the requests of
-replications on seeds 1..N + 11 together. The other side of the trade, a layout that meets the
-SLO but whose p99 varies from run to run, is measured the same way (`--request`, `--layout`):
-e.g. sysbench oltp_read_write's master r6g.2xlarge:raid0:2xgp3:60GiB.
+search runs it, once per request seed 1..N: 2 to 8 replications at the headroom then the target
+load (seeds s, s + 1, ...; `recommend.mysql_search.DES_REPLICATIONS`), then the confirmation's 2
+to 8 on seeds s + 8, .... Replications are kept by seed (the search's own memo), so the N checks
+share N + 15 replications per load; their verdicts are correlated where their seeds overlap, and
+the rates are of request seeds, not independent trials. The layout's long-run p99 at the
+headroom load is that of the requests of replications on seeds 1..N + 15 together. The other
+side of the trade, a layout that meets the SLO but whose p99 varies from run to run, is measured
+the same way (`--request`, `--layout`): e.g. sysbench oltp_read_write's master
+r6g.2xlarge:raid0:2xgp3:60GiB.
 
     python bench/false_pass.py [--layout SPEC] [--request JSON] [--seeds 40] [--format json]
 """

@@ -108,21 +108,21 @@ def test_only_a_pass_after_a_failure_is_confirmed(catalog: Catalog,
 def test_a_varying_p99_is_confirmed_with_more_replications(
         catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     """A p99 that varies from run to run (7 ms, 9.6 in a run with a slow episode, against 10 ms):
-    four fresh replications leave the interval across the SLO, so the confirmation goes on, past
-    DES_REPLICATIONS, until it clears it."""
+    four fresh replications leave the interval across the SLO, so the confirmation goes on until
+    it clears it."""
     high = {FRESH + 1}
     _fake_replications(monkeypatch, lambda s: 9.6 if s in high else 7.0)
     c = _candidate(catalog)
     assert ms._verify(c, catalog, REQ, 1, None, confirm=True) is None
     head = next(x for x in c.details["des_loads"] if x.load == "headroom" + ms.CONFIRMING)
-    assert ms.DES_REPLICATIONS < head.replications <= ms.CONFIRM_REPLICATIONS
+    assert 4 < head.replications <= ms.CONFIRM_REPLICATIONS
     assert head.p99_ci95_ms[1] <= REQ.p99_ms
 
 
 def test_a_server_without_requests_is_confirmed_on_its_lag_in_four_runs(
         catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     """A replica of a write-only shape serves no requests: no interval to clear, its lag alone
-    decides, so its confirmation runs DES_REPLICATIONS replications, not CONFIRM_REPLICATIONS."""
+    decides, so each stage runs LAG_REPLICATIONS replications."""
     def replication(c: ms.Candidate, plan: Any, server: Any, seed: int,
                     measured_s: float) -> ms.Replication:
         return ms.Replication(latency=LatencyStats(), background_lag_s=0.1)
@@ -130,4 +130,4 @@ def test_a_server_without_requests_is_confirmed_on_its_lag_in_four_runs(
     monkeypatch.setattr(ms, "_des_replication", replication)
     c = _candidate(catalog)
     assert ms._verify(c, catalog, REQ, 1, None, confirm=True) is None
-    assert [x.replications for x in c.details["des_loads"]] == [ms.DES_REPLICATIONS] * 4
+    assert [x.replications for x in c.details["des_loads"]] == [ms.LAG_REPLICATIONS] * 4
