@@ -853,8 +853,11 @@ def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: 
     c.reason = _verify(c, catalog, req, replicas, measured,
                        confirm=stats.get("des_failed", 0) > 0)
     c.ok = c.reason is None
-    if not c.ok:
-        stats["des_failed"] = stats.get("des_failed", 0) + 1
+    confirmed = any(x.load.endswith(CONFIRMING) for x in c.details.get("des_loads", ()))
+    for key, happened in (("des_failed", not c.ok), ("confirmations", confirmed),
+                          ("confirmation_failures", confirmed and not c.ok)):
+        if happened:
+            stats[key] = stats.get(key, 0) + 1
     return c.ok
 
 

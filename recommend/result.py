@@ -322,6 +322,11 @@ class SearchStats:
     seconds: float | None = None  # wall time, set by the caller that owns a clock
     verify_bound: int | None = field(default=None, metadata=OMIT_NONE)  # most DES-verified
     unverified_at_bound: int = 0  # candidates left unverified because the bound was reached
+    # MySQL: candidates the event simulation rejected, passes re-checked on fresh seeds because
+    # one came after a rejection, and those the re-check rejected (absent when none)
+    des_rejected: int | None = field(default=None, metadata=OMIT_NONE)
+    confirmations: int | None = field(default=None, metadata=OMIT_NONE)
+    confirmation_failures: int | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

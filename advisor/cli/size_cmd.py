@@ -312,10 +312,16 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
             bound = (f", at most {s.verify_bound}"
                      + (f": bound reached, {s.unverified_at_bound:,} candidate(s) left "
                         "unverified" if s.unverified_at_bound else ""))
+        rejected = ""
+        if s.des_rejected:
+            rejected = f"; the event simulation rejected {s.des_rejected:,}"
+            if s.confirmations:
+                rejected += (f", and re-checked {s.confirmations:,} later pass(es) on fresh seeds "
+                             f"({s.confirmation_failures or 0:,} failed there)")
         console.print(f"[bold]Search:[/bold] {s.considered:,} candidates considered, "
                       f"{s.pruned:,} pruned by hard limits, {s.screened:,} screened "
-                      f"(analytic), {s.verified:,} verified (event simulation{bound}){took}; "
-                      f"catalog {r.catalog_version}, seed {r.seed}")
+                      f"(analytic), {s.verified:,} verified (event simulation{bound}){took}"
+                      f"{rejected}; catalog {r.catalog_version}, seed {r.seed}")
         method = next((v.method for v in getattr(rec, "verified", {}).values() if v.method), "")
         if method:
             console.print(f"[bold]Event-simulation check:[/bold] {method}")

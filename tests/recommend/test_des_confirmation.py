@@ -103,6 +103,10 @@ def test_only_a_pass_after_a_failure_is_confirmed(catalog: Catalog,
     assert ms.passes_des(later, catalog, REQ, 1, None, stats)
     assert [x.load for x in later.details["des_loads"]][2:] == [
         "headroom" + ms.CONFIRMING, "target" + ms.CONFIRMING]
+    # The search's counts, as the result's `search` states them.
+    assert stats["des_failed"] == 1
+    assert stats["confirmations"] == 1
+    assert "confirmation_failures" not in stats
 
 
 def test_a_varying_p99_is_confirmed_with_more_replications(

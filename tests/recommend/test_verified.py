@@ -136,6 +136,13 @@ def test_a_candidate_the_des_rejects_is_listed_with_the_des_figure(
                   if x.load.endswith(mysql_search.CONFIRMING)]
     assert [x.load.split(" ")[0] for x in confirming] == ["headroom", "target"]
     assert all(x.passed for x in confirming)
+    s = result.search
+    assert s.des_rejected is not None
+    assert s.des_rejected >= 1
+    assert s.confirmations is not None
+    assert s.confirmations >= 1
+    fresh = sum("on fresh seeds" in c.reason for c in result.rejected)
+    assert (s.confirmation_failures or 0) >= fresh  # the listed ones are the cheapest 12
     assert all(a.master != victim[0] for a in result.alternatives)
     assert result.search.verify_bound == mysql_search.MAX_DES_CANDIDATES
     assert 2 < result.search.verified <= mysql_search.MAX_DES_CANDIDATES
