@@ -851,10 +851,10 @@ def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: 
     c.stage = "verified"
     stats["verified"] += 1
     c.reason = _verify(c, catalog, req, replicas, measured,
-                       confirm=stats.get("des_failed", 0) > 0)
+                       confirm=stats.get("des_rejected", 0) > 0)
     c.ok = c.reason is None
     confirmed = any(x.load.endswith(CONFIRMING) for x in c.details.get("des_loads", ()))
-    for key, happened in (("des_failed", not c.ok), ("confirmations", confirmed),
+    for key, happened in (("des_rejected", not c.ok), ("confirmations", confirmed),
                           ("confirmation_failures", confirmed and not c.ok)):
         if happened:
             stats[key] = stats.get(key, 0) + 1

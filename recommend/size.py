@@ -355,7 +355,7 @@ def size_mysql(req: MysqlSizeRequest, catalog: Catalog, measured: TxnIo | None =
                            screened=stats["screened"], verified=stats["verified"],
                            verify_bound=MAX_DES_CANDIDATES,
                            unverified_at_bound=stats.get("unverified_at_bound", 0),
-                           des_rejected=stats.get("des_failed") or None,
+                           des_rejected=stats.get("des_rejected") or None,
                            confirmations=stats.get("confirmations") or None,
                            confirmation_failures=stats.get("confirmation_failures") or None),
         seed=req.seed,

@@ -96,7 +96,7 @@ def test_only_a_pass_after_a_failure_is_confirmed(catalog: Catalog,
     failing = _candidate(catalog)
     failing.ok, failing.stage = True, "screened"
     assert not ms.passes_des(failing, catalog, REQ, 1, None, stats)
-    assert stats["des_failed"] == 1
+    assert stats["des_rejected"] == 1
     high["spec"] = ""
     later = _candidate(catalog)
     later.ok, later.stage = True, "screened"
@@ -104,7 +104,7 @@ def test_only_a_pass_after_a_failure_is_confirmed(catalog: Catalog,
     assert [x.load for x in later.details["des_loads"]][2:] == [
         "headroom" + ms.CONFIRMING, "target" + ms.CONFIRMING]
     # The search's counts, as the result's `search` states them.
-    assert stats["des_failed"] == 1
+    assert stats["des_rejected"] == 1
     assert stats["confirmations"] == 1
     assert "confirmation_failures" not in stats
 
