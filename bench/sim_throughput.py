@@ -41,6 +41,7 @@ import simpy
 
 import advisor.sim.kernel as kernel_module  # first: it configures numba's cache directory
 from advisor.layout import resolve
+from advisor.sim.des import _stream_key
 from advisor.sim.kernel import DRAWS, _normal, _uniform
 from advisor.sim.plan import BURST_TOLERANCE_S, KIND_DEVICE, KIND_IOPS, SimPlan, compile_plan
 from advisor.sim.run import simulate_pattern
@@ -248,7 +249,7 @@ def bench_recurrence(key: str, repeat: int, ios: int) -> dict[str, Any]:
     def once(n: int, seed: int) -> tuple[float, float, Any]:
         rng = np.random.default_rng(seed)
         write = (rng.random(n) >= pattern.read_fraction).astype(np.int64)
-        key = int(rng.integers(0, 2**63 - 1))
+        key = _stream_key(rng)  # as the DES keys a batch's draws
         heap = np.zeros(pattern.concurrency)
         # Written before the timed call: a fresh array (40 MB here) is faulted in page by page
         # on its first writes, inside the call, which cost the recurrence up to ~30 % of its
