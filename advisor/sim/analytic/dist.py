@@ -112,9 +112,10 @@ def convolve(a: Dist, b: Dist, points: int = CONV_POINTS) -> Dist:
     if b.values.size == 1:
         return a.shifted(float(b.values[0]))
     va, vb = resample(a, points), resample(b, points)
-    # The outer sum is `points` ascending runs (va and vb are quantiles, sorted): a stable sort
-    # (timsort) merges them ~20 % faster than the default one, to the same values.
-    values = np.sort((va[:, None] + vb[None, :]).ravel(), kind="stable")
+    # Values alone, equally likely: how a sort orders ties cannot show, so the default sort
+    # (numpy's SIMD sort on x86 since 2.0: 0.5 ms for these 40,000 sums, a stable one 1.9 ms)
+    # gives the same values to the bit on every machine.
+    values = np.sort((va[:, None] + vb[None, :]).ravel())
     # Keep 1,000 quantiles: enough for p99.9, and sums of sums stay cheap.
     keep = values[((np.arange(KEEP_POINTS) + 0.5) / KEEP_POINTS * values.size).astype(np.int64)]
     return Dist(keep, np.full(KEEP_POINTS, 1.0 / KEEP_POINTS), a.mean + b.mean)

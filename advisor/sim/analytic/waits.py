@@ -535,7 +535,7 @@ def equilibrium(d: Dist) -> Dist:
         return ZERO
     biased = Dist(d.values, w)
     u = (np.arange(20) + 0.5) / 20
-    vals = np.sort((resample(biased, 50)[:, None] * u[None, :]).ravel(), kind="stable")
+    vals = np.sort((resample(biased, 50)[:, None] * u[None, :]).ravel())  # values alone
     mean = float(np.dot(d.values**2, d.weights) / np.dot(d.values, d.weights)) / 2
     return Dist(vals, np.full(vals.size, 1.0 / vals.size), mean)
 
