@@ -629,7 +629,8 @@ def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int
     # The same event simulation as `advisor simulate --workload mysql`: page flushing follows
     # the transactions run, and writes are held past InnoDB's sync-flush point.
     raw = run_des(plan, server, duration_s=DES_WARMUP_S + measured_s, seed=seed,
-                  warmup_s=DES_WARMUP_S, couple_background=True, throttle_lag_s=throttle)
+                  warmup_s=DES_WARMUP_S, couple_background=True, throttle_lag_s=throttle,
+                  detail=False)
     out = Replication(latency=raw.request_latency["all"], background_lag_s=raw.background_lag_s)
     if memo is not None:
         memo[key] = _replication_json(out)

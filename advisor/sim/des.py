@@ -80,7 +80,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
             warmup_s: float = 0.0, chunk: int = DEFAULT_CHUNK,
             progress: Progress | None = None, slice_s: float = 0.0,
             couple_background: bool = False, throttle_lag_s: float = 0.0,
-            closed_rate: float = 0.0) -> RawLevel:
+            closed_rate: float = 0.0, detail: bool = True) -> RawLevel:
     """Simulate `source` on `plan` for `duration_s` simulated seconds.
 
     `couple_background`: the source's background stream is work its foreground generates (page
@@ -90,7 +90,10 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     write request does not start, nor issue its next I/O, while background work already issued
     would finish more than this after now (flushing that far behind holds foreground writes).
     `closed_rate`: for a coupled closed loop, the request rate the background stream was
-    generated for."""
+    generated for. `detail=False` (a search's replications, which read the requests' latency, the
+    background's lag and the limits' counters alone) skips the rest of the accounting: the read
+    and write latencies, the device I/Os' latencies, counts and bytes, the I/O timeline and the
+    background I/Os' latency stay empty; the simulation itself is the same to the bit."""
     # The compiled kernel (numba) loads when a simulation runs, not when this module is imported.
     from advisor.sim.kernel import BG_CTL_SIZE, run_chunk, run_events
 
@@ -183,6 +186,13 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         in_window += int(((out_end[:ran] >= warmup_s) & (out_end[:ran] <= duration_s)).sum())
         kind = reqs.kind[:ran][keep]
         req_stats["all"].add(lat)
+        if finished and source.open_rate:
+            in_flight[0] += _count_unstarted(source, rng, reqs, ran, duration_s, warmup_s,
+                                             req_stats, split=detail)
+        if progress is not None:
+            progress(min(1.0, float(heap.min()) / duration_s) if not finished else 1.0)
+        if not detail:
+            continue
         req_stats["read"].add(lat[kind == 0])
         req_stats["write"].add(lat[kind == 1])
         if n_slices:
@@ -215,30 +225,24 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
         tl_counts += np.bincount(bins[data], minlength=nbins)
         tl_bytes += np.bincount(bins[data], weights=size[data].astype(np.float64),
                                 minlength=nbins)
-        if finished and source.open_rate:
-            in_flight[0] += _count_unstarted(source, rng, reqs, ran, duration_s, warmup_s,
-                                             req_stats)
-        if progress is not None:
-            progress(min(1.0, float(heap.min()) / duration_s) if not finished else 1.0)
-    counts["total"] = counts["read"] + counts["write"]
-    nbytes["total"] = nbytes["read"] + nbytes["write"]
     nbg = int(bg_pos[0])
-    # The timeline counts every device I/O, background ones (flushing, apply) too.
-    bg_data = bg.op[:nbg] <= 2
-    bg_bins = np.minimum((bg_done[:nbg][bg_data] / dt).astype(np.int64), nbins - 1)
-    tl_counts += np.bincount(bg_bins, minlength=nbins)
-    tl_bytes += np.bincount(bg_bins, weights=bg.size[:nbg][bg_data].astype(np.float64),
-                            minlength=nbins)
-    # Background device I/Os (page flushes, replication apply, defrag) count as device I/Os too.
-    bg_keep = (bg_issue[:nbg] >= warmup_s) & (bg_done[:nbg] <= duration_s)
-    for name, sel in (("read", bg.op[:nbg] == OP_READ),
-                      ("write", (bg.op[:nbg] == OP_WRITE) | (bg.op[:nbg] == 2))):
-        counts[name] += int((sel & bg_keep).sum())
-        nbytes[name] += int(bg.size[:nbg][sel & bg_keep].sum())
+    bg_stats = LatencyStats()
+    if detail:
+        # The timeline counts every device I/O, background ones (flushing, apply) too.
+        bg_data = bg.op[:nbg] <= 2
+        bg_bins = np.minimum((bg_done[:nbg][bg_data] / dt).astype(np.int64), nbins - 1)
+        tl_counts += np.bincount(bg_bins, minlength=nbins)
+        tl_bytes += np.bincount(bg_bins, weights=bg.size[:nbg][bg_data].astype(np.float64),
+                                minlength=nbins)
+        # Background device I/Os (page flushes, replication apply, defrag) count as device I/Os.
+        bg_keep = (bg_issue[:nbg] >= warmup_s) & (bg_done[:nbg] <= duration_s)
+        for name, sel in (("read", bg.op[:nbg] == OP_READ),
+                          ("write", (bg.op[:nbg] == OP_WRITE) | (bg.op[:nbg] == 2))):
+            counts[name] += int((sel & bg_keep).sum())
+            nbytes[name] += int(bg.size[:nbg][sel & bg_keep].sum())
+        bg_stats.add(bg_done[:nbg] - bg_issue[:nbg])
     counts["total"] = counts["read"] + counts["write"]
     nbytes["total"] = nbytes["read"] + nbytes["write"]
-    bg_stats = LatencyStats()
-    bg_stats.add(bg_done[:nbg] - bg_issue[:nbg])
     # Late against when it was released (its due time, moved by the foreground's admission delay
     # when coupled).
     lag = float(np.max(bg_done[:nbg] - bg_issue[:nbg])) if nbg else 0.0
@@ -270,19 +274,22 @@ def _ffill(tl: NDArray[np.float64], plan: SimPlan, tracked: list[int]) -> NDArra
 
 
 def _count_unstarted(source: RequestSource, rng: np.random.Generator, reqs: Requests, ran: int,
-                     duration_s: float, warmup_s: float, stats: dict[str, LatencyStats]) -> float:
+                     duration_s: float, warmup_s: float, stats: dict[str, LatencyStats], *,
+                     split: bool = True) -> float:
     """Open loop past saturation: requests offered before the end that never got a connection
     slot still count, with the time they had waited by the end (a lower bound), so an overload
     shows in the percentiles instead of vanishing (coordinated omission). Returns their time in
-    flight inside the window (they are in the system from arrival to the end)."""
+    flight inside the window (they are in the system from arrival to the end). `split`: into
+    "read" and "write" too, not only "all"."""
     sched, kind = reqs.sched[ran:], reqs.kind[ran:]
     waited = 0.0
     while True:
         sel = (sched < duration_s) & (sched >= warmup_s)
         wait = duration_s - sched[sel]
         stats["all"].add(wait)
-        stats["read"].add(wait[kind[sel] == 0])
-        stats["write"].add(wait[kind[sel] == 1])
+        if split:
+            stats["read"].add(wait[kind[sel] == 0])
+            stats["write"].add(wait[kind[sel] == 1])
         before = sched < warmup_s  # arrived in the warm-up: in flight over the whole window
         waited += float(wait.sum()) + float(before.sum()) * (duration_s - warmup_s)
         if sched.size == 0 or sched[-1] >= duration_s:
