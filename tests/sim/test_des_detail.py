@@ -27,15 +27,16 @@ def test_search_runs_read_what_a_full_run_measures(catalog: Catalog, spec: str,
                                                    tps: float) -> None:
     layout = resolve(spec, catalog)
     plan = compile_plan(layout, catalog)
-    server = build_servers(Deployment(master=layout, replica=None), MysqlParams(tps=tps, replicas=0),
-                           None)[0]
+    dep = Deployment(master=layout, replica=None)
+    server = build_servers(dep, MysqlParams(tps=tps, replicas=0), None)[0]
     kw = {"duration_s": 12.0, "warmup_s": 2.0, "seed": 5, "couple_background": True,
           "throttle_lag_s": 0.2}
     full = run_des(plan, server, **kw)
     lean = run_des(plan, server, detail=False, **kw)
     a, b = full.request_latency["all"], lean.request_latency["all"]
     assert a.n > 1000
-    assert b.n == a.n and np.array_equal(b.counts, a.counts)
+    assert b.n == a.n
+    assert np.array_equal(b.counts, a.counts)
     assert (b.total_s, b.max_s) == (a.total_s, a.max_s)
     assert lean.background_lag_s == full.background_lag_s
     assert lean.background_ios == full.background_ios
@@ -44,10 +45,12 @@ def test_search_runs_read_what_a_full_run_measures(catalog: Catalog, spec: str,
     assert (lean.completed, lean.finished_in_window) == (full.completed, full.finished_in_window)
     assert lean.mean_in_flight == full.mean_in_flight
     # skipped: empty, never half-filled
-    assert full.io_latency["read"].n > 0 and full.timeline_counts.sum() > 0
+    assert full.io_latency["read"].n > 0
+    assert full.timeline_counts.sum() > 0
     assert lean.io_latency["read"].n == lean.io_latency["write"].n == 0
     assert lean.request_latency["read"].n == lean.request_latency["write"].n == 0
     assert lean.background_latency.n == 0
-    assert lean.timeline_counts.sum() == 0 and lean.requests["total"] == 0
+    assert lean.timeline_counts.sum() == 0
+    assert lean.requests["total"] == 0
     if tps > 1000:  # past saturation: requests left waiting at the end are in the percentiles
         assert full.finished_in_window < tps * 10 * 0.5
