@@ -596,6 +596,15 @@ DES_MEMO: ContextVar[MutableMapping[str, Any] | None] = ContextVar("mysql_des_me
 # I/O, the other's run would be the same to the bit (`_runs_alike`).
 DES_RUNS: ContextVar[dict[str, list[tuple[SimPlan, NDArray[np.float64], Replication]]] | None] \
     = ContextVar("mysql_des_runs", default=None)
+# Set while the search asks whether a candidate's check is already known (`_shared_rejection`):
+# a replication that only a new event simulation would give raises _NotShared instead.
+SHARED_ONLY: ContextVar[bool] = ContextVar("mysql_des_shared_only", default=False)
+
+
+class _NotShared(Exception):
+    """A replication that no run of this sizing (nor the memo) holds: `_shared_rejection`."""
+
+
 # Plan fields that hold no figure: caches and words.
 _NOT_FIGURES = ("rate_free", "memo", "notes")
 # ... and those with figures the kernel does not read, or the instance's limits' figures.
@@ -624,6 +633,8 @@ def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int
             if memo is not None:  # kept under this plan's key too: a later run reads it there
                 memo[key] = _replication_json(out)
             return out
+    if SHARED_ONLY.get():
+        raise _NotShared
     from advisor.sim.des import run_des
 
     # The same event simulation as `advisor simulate --workload mysql`: page flushing follows
@@ -838,6 +849,33 @@ def des_episode(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas:
     return tuple(out)
 
 
+def _shared_rejection(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
+                      measured: TxnIo | None) -> str | None:
+    """Why the candidate fails the event-simulation check, when every replication of that check
+    is one this sizing has already run (`_runs_alike`: the same storage and server on another
+    instance type whose limits held nothing back) or the memo holds: the check `passes_des`
+    would make, to the bit, at no simulation's cost. None when it passes, or when a replication
+    of it would be new. The search asks this of a candidate that passed the hard limits before
+    screening it: on a large catalog, the same RAID of volumes on a dozen instance types alike
+    in RAM and CPU fails the same replications a dozen times, screened each time. Candidates
+    that reach the event simulation are checked with the confirmation (the search asks only
+    after a rejection)."""
+    loads = c.details.get("des_loads")
+    token = SHARED_ONLY.set(True)
+    try:
+        reason = _verify(c, catalog, req, replicas, measured, confirm=True)
+    except _NotShared:
+        reason = None
+    finally:
+        SHARED_ONLY.reset(token)
+    if reason is None:  # not known to fail: the search goes on as if it had not asked
+        if loads is None:
+            c.details.pop("des_loads", None)
+        else:
+            c.details["des_loads"] = loads
+    return reason
+
+
 def passes_des(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
                measured: TxnIo | None, stats: dict[str, int]) -> bool:
     """Whether the candidate passes the event simulation, verifying it on first ask (within the
@@ -891,6 +929,18 @@ def search_role(req: MysqlSizeRequest, catalog: Catalog, role: str, replicas: in
             c.stage, c.reason = "pruned", reason
             stats["pruned"] += 1
             continue
+        # After a rejection, a candidate whose whole check has already run elsewhere in this
+        # sizing, failing, fails it here too: rejected with that figure, unscreened. (Only
+        # while the search still verifies each survivor at once, within its bound, so that
+        # it takes the same course as if it had screened and verified the candidate.)
+        if (stats.get("des_rejected") and verified < verify
+                and stats["verified"] < MAX_DES_CANDIDATES):
+            reason = _shared_rejection(c, catalog, req, replicas, measured)
+            if reason:
+                c.stage, c.reason = "verified", reason
+                for key in ("des_rejected", "des_shared"):
+                    stats[key] = stats.get(key, 0) + 1
+                continue
         plan = c.plan(catalog)
         c.stage = "screened"
         stats["screened"] += 1

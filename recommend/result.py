@@ -327,6 +327,9 @@ class SearchStats:
     des_rejected: int | None = field(default=None, metadata=OMIT_NONE)
     confirmations: int | None = field(default=None, metadata=OMIT_NONE)
     confirmation_failures: int | None = field(default=None, metadata=OMIT_NONE)
+    # ... of those rejected, how many on replications run for another candidate (the same
+    # storage and server on another instance type whose limits held nothing back): unscreened
+    des_shared: int | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -315,6 +315,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
         rejected = ""
         if s.des_rejected:
             rejected = f"; the event simulation rejected {s.des_rejected:,}"
+            if s.des_shared:
+                rejected += (f" ({s.des_shared:,} of them on runs shared with a cheaper candidate "
+                             "alike, unscreened)")
             if s.confirmations:
                 rejected += (f", and re-checked {s.confirmations:,} later pass(es) on fresh seeds "
                              f"({s.confirmation_failures or 0:,} failed there)")
