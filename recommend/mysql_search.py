@@ -485,7 +485,10 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
         return (f"{role} p99 at least {floor_ms:,.2f} ms > {req.p99_ms:g} ms at target load "
                 f"{req.tps:,.0f} tps: its transactions' service times alone (I/O, CPU, group "
                 "commit), before any queueing at a limit")
-    for label, tps in (("target", req.tps), ("headroom", req.target_tps)):
+    # The headroom load first, as the event simulation checks it (`_verify`): it fails more
+    # often, and then the target load's steady state is not needed (the latency-bound request
+    # on the built-in catalog: 41 of its 108 candidates failing on p99 fail only there).
+    for label, tps in (("headroom", req.target_tps), ("target", req.tps)):
         server, st = _state(c, plan, req, replicas, tps, measured)
         if label == "target":
             c.at_target = st
