@@ -17,7 +17,6 @@ import contextlib
 import hashlib
 import heapq
 import math
-import statistics
 from collections.abc import Iterator, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
@@ -50,7 +49,7 @@ from advisor.sim.plan import (
     steady,
     with_member_slow,
 )
-from advisor.sim.stats import LatencyStats
+from advisor.sim.stats import LatencyStats, t_half_width
 from recommend.candidates import Demand, instance_groups, instance_specs
 from recommend.request import MysqlSizeRequest
 from recommend.result import Bottleneck, BurstUse, DesCheck, DesLoad
@@ -96,7 +95,6 @@ KNEE_STEPS = 6
 # The forced-episode run (`des_episode`): strata of the uniformly drawn speed loss. With 8, the
 # long-run p99 of the main job's master (m6g.large:raid0:2xgp3) is within 0.2 % of 64 strata's.
 EPISODE_STRATA = 8
-T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365}  # Student's t
 
 
 @dataclass(slots=True, kw_only=True)
@@ -725,7 +723,7 @@ def _interval(pooled: LatencyStats, p99s: list[float]) -> tuple[float, float]:
     p99 = pooled.quantile_s(99) * 1000 if pooled.n else 0.0
     if len(p99s) < 2:
         return (round(p99, 3), round(p99, 3))
-    half = T975[len(p99s) - 1] * statistics.stdev(p99s) / math.sqrt(len(p99s))
+    half = t_half_width(p99s)
     return (round(max(0.0, p99 - half), 3), round(p99 + half, 3))
 
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from advisor.layout.cost import Cost, CostItem
 from advisor.serial import OMIT_NONE, SCHEMA_VERSION
-from advisor.sim.results import ActRow, ActSlice
+from advisor.sim.results import ActEpisodeHour, ActRow, ActSlice, ActThreshold
 from recommend.explain import RoleModel
 from recommend.request import AerospikeSizeRequest, MysqlSizeRequest
 from workloads.mysql import MeasuredIo
@@ -248,11 +248,17 @@ class MysqlDeployment:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActVerdict:
-    """ACT's verdict on a node at the headroom load."""
+    """ACT's verdict on a node at the headroom load: the thresholds as the event simulation's
+    replications estimate them (what passes), the first replication's slices and the worst
+    slice of all."""
 
     text: str
     slices: tuple[ActSlice, ...]
     max: ActRow
+    thresholds: tuple[ActThreshold, ...] = ()
+    replications: int = 1
+    reads: int | None = field(default=None, metadata=OMIT_NONE)
+    episode_hour: ActEpisodeHour | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

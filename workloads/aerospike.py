@@ -9,6 +9,7 @@ small reads'. Pass/fail per time slice: < 5 % of reads over 1 ms, < 1 % over 8 m
 """
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, TypedDict, Unpack
 
@@ -20,9 +21,16 @@ from advisor.errors import InvalidInput
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.des import run_des
-from advisor.sim.plan import compile_plan, with_write_load
+from advisor.sim.plan import SimPlan, compile_plan, with_member_slow, with_write_load
 from advisor.sim.result import des_level
-from advisor.sim.results import ActRow, ActSlice, ActTest, Load
+from advisor.sim.results import (
+    ActEpisodeHour,
+    ActRow,
+    ActSlice,
+    ActTest,
+    ActThreshold,
+    Load,
+)
 from advisor.sim.source import (
     OP_READ,
     OP_WRITE,
@@ -31,7 +39,7 @@ from advisor.sim.source import (
     poisson_times,
     poisson_window,
 )
-from advisor.sim.stats import LatencyStats
+from advisor.sim.stats import LatencyStats, t_half_width
 from workloads.aerospike_options import MAX_RECORD_BYTES
 from workloads.results import ActKnee, ActLevel, ActRating, ActSimResult
 
@@ -182,15 +190,105 @@ def act_pass(row: ActRow) -> tuple[bool, list[str]]:
     return not fails, fails
 
 
+def test_reads(test: ActTest) -> int:
+    """Small reads an ACT test judged (its slices' reads)."""
+    return sum(s.reads for s in test.slices)
+
+
+def fell_behind(test: ActTest) -> bool:
+    """Whether a slice of the test finished no read although reads were due (`simulate_act`)."""
+    return any(s.reads == 0 and s.fails for s in test.slices)
+
+
+def act_thresholds(tests: Sequence[ActTest]) -> tuple[ActThreshold, ...]:
+    """ACT's three thresholds estimated from independent replications of one test: the % of all
+    their reads over each (pooled), with the 95 % interval from the spread of the replications'
+    own % (Student's t; one replication: no interval, both ends at its figure).
+
+    ACT judges each hour slice, ~7 million reads a device at 1x; a simulated replication draws
+    ~60,000. An hour's % of a steady device is its long-run %, which the pooled % estimates; a
+    slice of a few thousand simulated reads is noise around it, not an hour."""
+    reads = [test_reads(t) for t in tests]
+    total = sum(reads)
+    out = []
+    for ms, limit in ACT_LIMITS:
+        own = [t.avg.over(ms) for t in tests]
+        pct = sum(r * f for r, f in zip(reads, own, strict=True)) / total if total else 0.0
+        half = t_half_width(own)
+        out.append(ActThreshold(over_ms=ms, limit_pct=limit, pct=round(pct, 4),
+                                ci95_pct=(round(max(0.0, pct - half), 4), round(pct + half, 4))))
+    return tuple(out)
+
+
+def act_decided(thresholds: Sequence[ActThreshold]) -> bool | None:
+    """True when every threshold's interval lies under its limit (ACT fails a slice at or over
+    it), False when one lies wholly at or over its limit, None while an interval straddles one."""
+    if any(t.ci95_pct[0] >= t.limit_pct for t in thresholds):
+        return False
+    if all(t.ci95_pct[1] < t.limit_pct for t in thresholds):
+        return True
+    return None
+
+
+# An hour with a slow episode (`episode_hour`): strata of the uniformly drawn speed loss.
+EPISODE_STRATA = 4
+HOUR_S, DAY_S = 3600.0, 86400.0
+# ACT passes a node only if every hour of its 24 h passes: when its 24 h more likely than not
+# hold an episode (expected count >= ln 2), the hour holding one must pass too.
+EPISODE_JUDGED_PER_DAY = math.log(2)
+
+
+def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequence[ActThreshold],
+                 *, duration_s: float, seed: int, label: Load) -> ActEpisodeHour | None:
+    """ACT's hour slice on `layout` that holds one volume's whole slow episode, from the event
+    simulation; None when the device model has no slow episodes.
+
+    The model draws an episode's speed loss uniformly from 0 to the profile's largest, so the
+    episode is EPISODE_STRATA runs of `duration_s`, stratum k at the midpoint of the k-th equal
+    slice of that range, on member k mod members (seed seed + k). A read due in a run that did
+    not finish by its end counts as over every threshold (the slowed volume fell behind). The
+    hour is the episode's share of it at the strata's mean % and the rest at `usual` (the
+    replications without episodes). ACT runs 24 h: the node's volumes hold on average
+    24 h x share x volumes / episode length episodes in it."""
+    plan = compile_plan(layout, catalog)
+    if not plan.variable:
+        return None
+    profile = plan.profile
+    largest = 1 - 1 / profile.slow_factor
+    due = load.internal_reads_per_sec * duration_s
+    over: dict[int, list[float]] = {ms: [] for ms, _ in ACT_LIMITS}
+    for k in range(EPISODE_STRATA):
+        slowed = with_member_slow(plan, largest * (k + 0.5) / EPISODE_STRATA, k % plan.members)
+        act = simulate_act(layout, catalog, [(label, load)], duration_s=duration_s,
+                           seed=seed + k, plan=slowed).levels[0].act
+        done = test_reads(act)
+        late = max(0.0, due - done)
+        for ms, _ in ACT_LIMITS:
+            over[ms].append(100 * (act.avg.over(ms) / 100 * done + late) / max(done + late, 1.0))
+    share = min(profile.slow_episode_s, HOUR_S) / HOUR_S
+    rows = []
+    for t in usual:
+        pct = (1 - share) * t.pct + share * sum(over[t.over_ms]) / EPISODE_STRATA
+        rows.append(ActThreshold(over_ms=t.over_ms, limit_pct=t.limit_pct, pct=round(pct, 4),
+                                 ci95_pct=(round(pct, 4), round(pct, 4))))
+    expected = DAY_S * profile.slow_share * plan.members / profile.slow_episode_s
+    return ActEpisodeHour(
+        episode_s=profile.slow_episode_s, expected_per_day=round(expected, 3),
+        thresholds=tuple(rows), passed=all(r.pct < r.limit_pct for r in rows),
+        judged=expected >= EPISODE_JUDGED_PER_DAY)
+
+
 def devices_of(layout: Layout) -> int:
     return layout.spec.count
 
 
 def simulate_act(layout: Layout, catalog: Catalog, loads: list[tuple[Load, ActLoad]], *,
                  duration_s: float = 60.0, slice_s: float | None = None, seed: int = 1,
-                 progress: Any = None) -> ActSimResult:
-    """Run ACT's load on a layout at each level; the rating is the highest x that passes."""
-    plan = compile_plan(layout, catalog)
+                 progress: Any = None, plan: SimPlan | None = None) -> ActSimResult:
+    """Run ACT's load on a layout at each level; the rating is the highest x that passes.
+    `plan`: the layout's compiled plan as changed by the caller (without slow episodes, one
+    member slowed), instead of the layout's own."""
+    plan = plan if plan is not None else compile_plan(layout, catalog)
     span = int(usable_capacity_gib(layout) * 2**30)
     slice_s = slice_s or max(duration_s / 6, 1.0)
     levels = []

@@ -262,8 +262,10 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
     if isinstance(rec, AerospikeCluster) and rec.act is not None and rec.act.slices:
         from advisor.cli.simulate_db import print_act_slices
 
+        first = (f", the first of {rec.act.replications} replications; the verdict pools "
+                 "them all" if rec.act.replications > 1 else "")
         print_act_slices(list(rec.act.slices), "ACT per time slice at the headroom load (% of "
-                         "small reads over each threshold; passes below 5 / 1 / 0.1)")
+                         f"small reads over each threshold; passes below 5 / 1 / 0.1{first})")
     if r.alternatives:
         mysql = any(isinstance(a, MysqlDeployment) for a in r.alternatives)
         alt = new_table("Alternatives", title_justify="left", caption="DES p99: the event "

@@ -126,6 +126,29 @@ class ActReads:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ActThreshold:
+    """One of ACT's thresholds as independent replications estimate it: the % of all their
+    small reads over it, with the 95 % interval from the spread of the replications' own %."""
+
+    over_ms: int
+    limit_pct: float
+    pct: float
+    ci95_pct: tuple[float, float]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActEpisodeHour:
+    """An ACT hour slice holding one of a node's volumes in one whole slow episode (the device
+    model's variability), the other volumes and the rest of the hour at their usual speed."""
+
+    episode_s: float  # one episode's length (the device model's)
+    expected_per_day: float  # episodes over the node's volumes in ACT's 24 h, on average
+    thresholds: tuple[ActThreshold, ...]  # that hour's % of reads over each (no interval)
+    passed: bool = field(metadata={"alias": "pass"})
+    judged: bool  # whether ACT's 24 h more likely than not hold one, so the verdict needs it
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ActSlice:
     """One ACT time slice: its reads' row and the verdict on it."""
 

@@ -1,6 +1,9 @@
 """Latency accumulation in fixed log-spaced bins (0.5 % wide), like HdrHistogram, so runs of any
 length keep bounded memory; exact count, mean and max are kept beside the bins."""
 
+import math
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +20,19 @@ _LOG_LOW = float(np.log(LOW_S))
 _LOG_STEP = float(np.log(EDGES[1] / EDGES[0]))
 # ACT-style report thresholds (ms): % of operations over each.
 ACT_THRESHOLDS_MS = (1, 2, 4, 8, 16, 32, 64)
+# Student's t, two-sided 95 %, by degrees of freedom (replications - 1).
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131}
+
+
+def t_half_width(values: Sequence[float]) -> float:
+    """Half-width of the 95 % interval of the mean of independent replications' `values`
+    (Student's t); 0 for fewer than two."""
+    n = len(values)
+    if n < 2:
+        return 0.0
+    t = T975[min(n - 1, 15)]  # past 15: the 15 df figure, a little wide (never narrow)
+    return t * statistics.stdev(values) / math.sqrt(n)
 
 
 @dataclass(slots=True)

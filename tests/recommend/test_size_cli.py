@@ -157,12 +157,20 @@ def test_aerospike_size_gives_a_node_count_a_layout_and_the_act_table(
     assert len(slices) == 6
     assert all(s["pass"] and s["gt_1ms_pct"] < 5 and s["gt_8ms_pct"] < 1
                and s["gt_64ms_pct"] < 0.1 for s in slices)
+    # The verdict pools 2 or more replications: every threshold's interval under its limit.
+    act = rec["act"]
+    assert act["replications"] >= 2
+    assert act["reads"] > act["replications"] * 50_000
+    assert [(t["over_ms"], t["limit_pct"]) for t in act["thresholds"]] == [
+        (1, 5.0), (8, 1.0), (64, 0.1)]
+    assert all(t["ci95_pct"][0] <= t["pct"] <= t["ci95_pct"][1] < t["limit_pct"]
+               for t in act["thresholds"])
     assert r["slo"]["act"] == {"gt_1ms_pct": 5, "gt_8ms_pct": 1, "gt_64ms_pct": 0.1}
     assert all(x["monthly_usd"] < rec["monthly_usd"] and x["reason"] for x in r["rejected"])
     print_size(load_size_result(r))
     out = capsys.readouterr().out
     assert f"{nodes} nodes x {rec['layout']} (replication factor 2)" in out
-    assert "passes ACT at 130% of the load with one node down (worst slice" in out
+    assert "passes ACT at 130% of the load with one node down: " in out
     assert "% > 1 ms" in out
     assert "% > 8 ms" in out
     assert "% > 64 ms" in out
