@@ -54,6 +54,8 @@ from recommend.result import (
     SearchStats,
 )
 from workloads.aerospike import (
+    EPISODE_JUDGED_PER_DAY,
+    EPISODE_STRATA,
     ActLoad,
     act_decided,
     act_thresholds,
@@ -271,12 +273,13 @@ class _Verdict:
 def _verify_key(s: _Search, c: Candidate, duration: float) -> str:
     """Everything the event simulation's verdict depends on: the layout as resolved (instance,
     volume type and their figures), the catalog's latency profiles, the load, length, seed,
-    the replication rule and the model and code versions."""
+    the replication and episode-hour rules and the model and code versions."""
     if s.profiles_repr is None:
         s.profiles_repr = repr(sorted(s.catalog.latency_profiles.items()))
     text = "\n".join((repr(c.layout), s.profiles_repr, repr(sorted(c.load.derivation().items())),
                       repr((c.load.reads_per_sec, c.load.writes_per_sec, duration, s.req.seed,
-                            ACT_REPLICATIONS, "steady", MODEL_VERSION, __version__))))
+                            ACT_REPLICATIONS, "steady", EPISODE_STRATA, EPISODE_LENGTH,
+                            EPISODE_JUDGED_PER_DAY, MODEL_VERSION, __version__))))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
