@@ -356,6 +356,17 @@ def _verify(s: _Search, c: Candidate) -> bool:
     return True
 
 
+def _act_method(req: AerospikeSizeRequest) -> str:
+    return (f"ACT verified in the event simulation: 2 to {ACT_REPLICATIONS} replications of "
+            f"~{VERIFY_READS:,} small reads (seeds {req.seed}-{req.seed + ACT_REPLICATIONS - 1}, "
+            f"{VERIFY_MIN_S:g}-{VERIFY_MAX_S:g} s each), pooled; passes when every threshold's "
+            "95 % interval (Student's t on the replications' own %) lies under its limit, "
+            "refused when one lies over it or still straddles it after the last; on volumes "
+            "with slow episodes (EBS, by the device model) the hour holding one volume's whole "
+            f"episode ({EPISODE_STRATA} strata of its speed loss) must pass too where ACT's "
+            "24 h more likely than not hold one")
+
+
 def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
                    progress: Callable[[int, float], None] | None = None,
                    memo: MutableMapping[str, Any] | None = None) -> AerospikeSizeResult:
@@ -419,7 +430,8 @@ def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,
             break
         if _verify(s, c):
             verified.append(c)
-    rules = cluster_rules(req, lo, last) + ((s.stopped,) if s.stopped else ())
+    rules = cluster_rules(req, lo, last) + (_act_method(req),) + (
+        (s.stopped,) if s.stopped else ())
     budget = req.max_monthly_usd
     if budget is not None and verified and verified[0].monthly_usd > budget:
         # Clusters do meet the SLO, only above the budget: the answer is what the SLO costs.
