@@ -26,7 +26,7 @@ from recommend.result import (
     ResourceUse,
     bottleneck_text,
 )
-from workloads.aerospike import ActLoad, act_thresholds, test_reads
+from workloads.aerospike import ActLoad, act_thresholds, reads_judged
 
 CHECKED = "with one node down at the headroom load"
 
@@ -125,7 +125,7 @@ def act_verdict(tests: tuple[ActTest, ...], episode: ActEpisodeHour | None,
     th = act_thresholds(tests)
     worst = ActRow(**{f.name: max(getattr(t.max, f.name) for t in tests)
                       for f in dataclasses.fields(ActRow)})
-    reads = sum(test_reads(t) for t in tests)
+    reads = sum(reads_judged(t) for t in tests)
     figures = ", ".join(f"{_pct(t, t.pct)} % > {t.over_ms} ms" for t in th)
     uppers = " / ".join(_pct(t, t.ci95_pct[1]) for t in th)
     limits = " / ".join(f"{t.limit_pct:g}" for t in th)

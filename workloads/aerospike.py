@@ -190,7 +190,7 @@ def act_pass(row: ActRow) -> tuple[bool, list[str]]:
     return not fails, fails
 
 
-def test_reads(test: ActTest) -> int:
+def reads_judged(test: ActTest) -> int:
     """Small reads an ACT test judged (its slices' reads)."""
     return sum(s.reads for s in test.slices)
 
@@ -208,7 +208,7 @@ def act_thresholds(tests: Sequence[ActTest]) -> tuple[ActThreshold, ...]:
     ACT judges each hour slice, ~7 million reads a device at 1x; a simulated replication draws
     ~60,000. An hour's % of a steady device is its long-run %, which the pooled % estimates; a
     slice of a few thousand simulated reads is noise around it, not an hour."""
-    reads = [test_reads(t) for t in tests]
+    reads = [reads_judged(t) for t in tests]
     total = sum(reads)
     out = []
     for ms, limit in ACT_LIMITS:
@@ -261,7 +261,7 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
         slowed = with_member_slow(plan, largest * (k + 0.5) / EPISODE_STRATA, k % plan.members)
         act = simulate_act(layout, catalog, [(label, load)], duration_s=duration_s,
                            seed=seed + k, plan=slowed).levels[0].act
-        done = test_reads(act)
+        done = reads_judged(act)
         late = max(0.0, due - done)
         for ms, _ in ACT_LIMITS:
             over[ms].append(100 * (act.avg.over(ms) / 100 * done + late) / max(done + late, 1.0))
