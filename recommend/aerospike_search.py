@@ -24,7 +24,7 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import resolve
 from advisor.layout.spec import LayoutSpec
 from advisor.serial import SCHEMA_VERSION, from_json, to_json
-from advisor.sim.plan import compile_plan, steady
+from advisor.sim.plan import SimPlan, compile_plan, steady
 from advisor.sim.results import ActEpisodeHour, ActTest
 from recommend.aerospike_device import (
     UTIL_PRUNE,
@@ -283,12 +283,13 @@ def _verify_key(s: _Search, c: Candidate, duration: float) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _replications(s: _Search, c: Candidate, duration: float) -> tuple[ActTest, ...]:
-    """ACT at the headroom load in the event simulation, on the layout without its volumes'
-    slow episodes (an hour with one is judged apart): replications with seeds seed, seed + 1,
-    ... until every threshold's interval lies on one side of its limit (2 at least,
+def _replications(s: _Search, c: Candidate, plan: SimPlan,
+                  duration: float) -> tuple[ActTest, ...]:
+    """ACT at the headroom load in the event simulation, on the layout's `plan` without its
+    volumes' slow episodes (an hour with one is judged apart): replications with seeds seed,
+    seed + 1, ... until every threshold's interval lies on one side of its limit (2 at least,
     ACT_REPLICATIONS at most), or at once when a slice fell behind its reads."""
-    plan = steady(compile_plan(c.layout, s.catalog))
+    plan = steady(plan)
     tests: list[ActTest] = []
     for k in range(ACT_REPLICATIONS):
         act = simulate_act(c.layout, s.catalog, [({"x_load": 1 + s.req.headroom}, c.load)],
@@ -314,21 +315,25 @@ def _verify(s: _Search, c: Candidate) -> bool:
             verdict = from_json(_Verdict, known)
         except AdvisorError:
             verdict = None  # a memo written by another version of the result type: run again
+    plan: SimPlan | None = None  # compiled once, when a simulation needs it
     if verdict is None:
-        verdict = _Verdict(tests=_replications(s, c, duration))
+        plan = compile_plan(c.layout, s.catalog)
+        verdict = _Verdict(tests=_replications(s, c, plan, duration))
     tests = verdict.tests
     c.act_tests = tests
     thresholds = act_thresholds(tests)
-    decided = None if fell_behind(tests[-1]) else act_decided(thresholds)
-    if decided is True and verdict.episode is None and compile_plan(
-            c.layout, s.catalog).variable:
-        verdict = dataclasses.replace(verdict, episode=episode_hour(
-            c.layout, s.catalog, load, thresholds, duration_s=duration * EPISODE_LENGTH,
-            seed=s.req.seed, label={"x_load": 1 + s.req.headroom}))
+    behind = fell_behind(tests[-1])
+    decided = None if behind else act_decided(thresholds)
+    if decided is True and verdict.episode is None:
+        plan = plan or compile_plan(c.layout, s.catalog)
+        if plan.variable:
+            verdict = dataclasses.replace(verdict, episode=episode_hour(
+                c.layout, s.catalog, load, thresholds, duration_s=duration * EPISODE_LENGTH,
+                seed=s.req.seed, label={"x_load": 1 + s.req.headroom}, plan=plan))
     c.act_episode = verdict.episode
     if s.memo is not None and known != (kept := to_json(verdict)):
         s.memo[key] = kept
-    if fell_behind(tests[-1]):
+    if behind:
         fails = [f for row in tests[-1].slices for f in row.fails][:1]
         s.reject(c.deployment, c.monthly_usd, "verified",
                  "ACT in the event simulation: " + "; ".join(fails) + f" {CHECKED}")

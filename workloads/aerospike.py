@@ -239,7 +239,8 @@ EPISODE_JUDGED_PER_DAY = math.log(2)
 
 
 def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequence[ActThreshold],
-                 *, duration_s: float, seed: int, label: Load) -> ActEpisodeHour | None:
+                 *, duration_s: float, seed: int, label: Load,
+                 plan: SimPlan | None = None) -> ActEpisodeHour | None:
     """ACT's hour slice on `layout` that holds one volume's whole slow episode, from the event
     simulation; None when the device model has no slow episodes.
 
@@ -249,8 +250,9 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
     not finish by its end counts as over every threshold (the slowed volume fell behind). The
     hour is the episode's share of it at the strata's mean % and the rest at `usual` (the
     replications without episodes). ACT runs 24 h: the node's volumes hold on average
-    24 h x share x volumes / episode length episodes in it."""
-    plan = compile_plan(layout, catalog)
+    24 h x share x volumes / episode length episodes in it. `plan`: the layout's compiled plan,
+    when the caller has it."""
+    plan = plan if plan is not None else compile_plan(layout, catalog)
     if not plan.variable:
         return None
     profile = plan.profile
