@@ -9,7 +9,8 @@ load than the wall time does, so before/after comparisons use them. The first ru
 installing compiles the simulator kernel with numba and caches it; that run is measured apart
 (with an empty cache directory) and reported as such. The sizing is a new request: the event-
 simulation results `advisor size` keeps between runs (`ADVISOR_CACHE_DIR`) are off; the same
-request repeated with them kept is reported beside it.
+request repeated with them kept is reported beside it, and so is the new request with its
+replications run one after another (`ADVISOR_SIM_THREADS=1`) instead of side by side.
 
     python bench/size_cold.py [--repeats 7] [--format json]
 """
@@ -81,6 +82,8 @@ def main() -> None:
     base_cpu: list[float] = []
     sized_cpu: list[float] = []
     repeated: list[float] = []
+    one_thread: list[float] = []
+    serial = {**env, "ADVISOR_SIM_THREADS": "1"}
     with tempfile.TemporaryDirectory() as kept:
         # The same request again: its replications kept by the first run (`verify_memo`).
         again = {**env, "ADVISOR_CACHE_DIR": kept}
@@ -89,6 +92,7 @@ def main() -> None:
             base.append(wall(BASELINE, env, json_out=False, cpu=base_cpu))
             sized.append(wall(size, env, json_out=True, cpu=sized_cpu))
             repeated.append(wall(size, again, json_out=True))
+            one_thread.append(wall(size, serial, json_out=True))
     ratios = [s / b for s, b in zip(sized, base, strict=True)]
     ratio = statistics.median(sized) / statistics.median(base)
     cpu_ratio = statistics.median(sized_cpu) / statistics.median(base_cpu)
@@ -103,6 +107,9 @@ def main() -> None:
         "repeated_request_s": spread(repeated),
         "repeated_ratio_of_medians": round(statistics.median(repeated) / statistics.median(base),
                                            2),
+        "one_thread_s": spread(one_thread),
+        "one_thread_ratio_of_medians": round(statistics.median(one_thread)
+                                             / statistics.median(base), 2),
         "cpus": os.cpu_count(), "load_average": [round(load_before, 2),
                                                  round(os.getloadavg()[0], 2)]}
     if args.format == "json":
@@ -122,6 +129,9 @@ def main() -> None:
     print(f"  the same request again  {rp['min']:.2f} / {rp['median']:.2f} / {rp['max']:.2f} s "
           f"(its simulation results kept by an earlier run; ratio of medians "
           f"{out['repeated_ratio_of_medians']:.2f})")
+    ot = out["one_thread_s"]
+    print(f"  on one thread           {ot['min']:.2f} / {ot['median']:.2f} / {ot['max']:.2f} s "
+          f"(ADVISOR_SIM_THREADS=1; ratio of medians {out['one_thread_ratio_of_medians']:.2f})")
     print(f"  first run with an empty JIT cache {first:.2f} s; load average "
           f"{out['load_average'][0]} -> {out['load_average'][1]} on {out['cpus']} CPUs")
 

@@ -14,6 +14,7 @@ import heapq
 import math
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from advisor import MODEL_VERSION, __version__
@@ -24,6 +25,7 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import resolve
 from advisor.layout.spec import LayoutSpec
 from advisor.serial import SCHEMA_VERSION, from_json, to_json
+from advisor.sim.parallel import side_by_side
 from advisor.sim.plan import SimPlan, compile_plan, steady
 from advisor.sim.results import ActEpisodeHour, ActTest
 from recommend.aerospike_device import (
@@ -290,11 +292,16 @@ def _replications(s: _Search, c: Candidate, plan: SimPlan,
     seed + 1, ... until every threshold's interval lies on one side of its limit (2 at least,
     ACT_REPLICATIONS at most), or at once when a slice fell behind its reads."""
     plan = steady(plan)
+
+    def replication(k: int) -> ActTest:
+        return simulate_act(c.layout, s.catalog, [({"x_load": 1 + s.req.headroom}, c.load)],
+                            duration_s=duration, seed=s.req.seed + k, plan=plan).levels[0].act
+
+    # The first two run whatever they give: side by side.
+    first = side_by_side([partial(replication, k) for k in range(min(2, ACT_REPLICATIONS))])
     tests: list[ActTest] = []
     for k in range(ACT_REPLICATIONS):
-        act = simulate_act(c.layout, s.catalog, [({"x_load": 1 + s.req.headroom}, c.load)],
-                           duration_s=duration, seed=s.req.seed + k, plan=plan)
-        tests.append(act.levels[0].act)
+        tests.append(first[k] if k < len(first) else replication(k))
         if fell_behind(tests[-1]):
             break
         if len(tests) >= 2 and act_decided(act_thresholds(tests)) is not None:

@@ -20,6 +20,7 @@ import math
 from collections.abc import Iterator, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from advisor.sim.analytic.mix import Mix, device_key
 from advisor.sim.analytic.phases import load_at
 from advisor.sim.analytic.waits import DEVICE_OPS, class_latency
 from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
+from advisor.sim.parallel import side_by_side
 from advisor.sim.plan import (
     KIND_DEVICE,
     KIND_MIB,
@@ -555,8 +557,13 @@ def _des_run(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, 
     p99s: list[float] = []
     lag = 0.0
     ci = (0.0, 0.0)
+    # The replications that run whatever they give (all of `runs`; else the stopping rule's
+    # first two), side by side.
+    first = _des_replications(c, server, [(plan, seed + k) for k in range(runs or min(2, most))],
+                              measured_s)
     for k in range(runs or most):
-        raw = _des_replication(c, plan, server, seed + k, measured_s)
+        raw = first[k] if k < len(first) else _des_replication(c, plan, server, seed + k,
+                                                               measured_s)
         stats = raw.latency
         pooled.merge(stats)
         if keep is not None:
@@ -618,24 +625,73 @@ def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int
     """One replication: `measured_s` seconds after the warm-up, with `seed` (from `DES_MEMO`
     when it holds it, or from `DES_RUNS` when a run of this sizing ran the same I/Os, to the
     bit)."""
+    return _des_replications(c, server, [(plan, seed)], measured_s)[0]
+
+
+def _des_replications(c: Candidate, server: MysqlServer, jobs: list[tuple[SimPlan, int]],
+                      measured_s: float) -> list[Replication]:
+    """The replications (plan, seed) of `jobs`, each as `_des_replication` gives it; those that
+    must be simulated run side by side (`advisor.sim.parallel`). The same to the bit as one
+    after another: a replication is looked up by its seed, so no job of one call can be
+    another's (their seeds differ), and what they add to `DES_MEMO` and `DES_RUNS` is added
+    in the jobs' order once all have run."""
+    if len({seed for _, seed in jobs}) < len(jobs):  # not independent: one after another
+        return [_des_replication(c, plan, server, seed, measured_s) for plan, seed in jobs]
     throttle = flush_throttle_lag_s(server, c.layout)
-    memo = DES_MEMO.get()
+    memo, runs = DES_MEMO.get(), DES_RUNS.get()
+    out: list[Replication | None] = []
+    keys: list[tuple[str, str]] = []
+    for plan, seed in jobs:
+        key, alike = _known_keys(plan, server, seed, measured_s, throttle, memo, runs)
+        out.append(_known(plan, key, alike, memo, runs))
+        keys.append((key, alike))
+    todo = [i for i, known in enumerate(out) if known is None]
+    if todo and SHARED_ONLY.get():
+        raise _NotShared
+    ran = side_by_side([partial(_simulate, jobs[i][0], server, jobs[i][1], measured_s, throttle)
+                        for i in todo])
+    for i, (replication, seen) in zip(todo, ran, strict=True):
+        key, alike = keys[i]
+        if memo is not None:
+            memo[key] = _replication_json(replication)
+        if runs is not None:
+            runs.setdefault(alike, []).append((jobs[i][0], seen, replication))
+        out[i] = replication
+    return [r for r in out if r is not None]
+
+
+def _known_keys(plan: SimPlan, server: MysqlServer, seed: int, measured_s: float,
+                throttle: float, memo: MutableMapping[str, Any] | None,
+                runs: dict[str, Any] | None) -> tuple[str, str]:
+    """The replication's memo key and its key among this sizing's runs ("" when unused)."""
     key = _replication_key(plan, server, seed, measured_s, throttle) if memo is not None else ""
+    alike = (_replication_key(plan, server, seed, measured_s, throttle,
+                              skip=(*_NOT_SIMULATED, *_LIMIT_FIGURES))
+             if runs is not None else "")
+    return key, alike
+
+
+def _known(plan: SimPlan, key: str, alike: str, memo: MutableMapping[str, Any] | None,
+           runs: dict[str, list[tuple[SimPlan, NDArray[np.float64], Replication]]] | None
+           ) -> Replication | None:
+    """The replication from the memo or from a run of this sizing alike to the bit; None when
+    it must be simulated."""
     known = memo.get(key) if memo is not None else None
     if isinstance(known, dict):
         with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):
             return _replication_from_json(known)
-    runs = DES_RUNS.get()
-    alike = (_replication_key(plan, server, seed, measured_s, throttle,
-                              skip=(*_NOT_SIMULATED, *_LIMIT_FIGURES))
-             if runs is not None else "")
     for ran, seen, out in runs.get(alike, []) if runs is not None else []:
         if _runs_alike(ran, seen, plan):
             if memo is not None:  # kept under this plan's key too: a later run reads it there
                 memo[key] = _replication_json(out)
             return out
-    if SHARED_ONLY.get():
-        raise _NotShared
+    return None
+
+
+def _simulate(plan: SimPlan, server: MysqlServer, seed: int, measured_s: float,
+              throttle: float) -> tuple[Replication, NDArray[np.float64]]:
+    """One replication in the event simulation, and what each limit did in it (`_runs_alike`).
+    Reads and writes nothing shared: it may run on a helper thread."""
     from advisor.sim.des import run_des
 
     # The same event simulation as `advisor simulate --workload mysql`: page flushing follows
@@ -644,12 +700,7 @@ def _des_replication(c: Candidate, plan: SimPlan, server: MysqlServer, seed: int
                   warmup_s=DES_WARMUP_S, couple_background=True, throttle_lag_s=throttle,
                   detail=False)
     out = Replication(latency=raw.request_latency["all"], background_lag_s=raw.background_lag_s)
-    if memo is not None:
-        memo[key] = _replication_json(out)
-    if runs is not None:
-        seen = np.stack([raw.lim_held, raw.lim_used, raw.lim_exhaust], axis=1)
-        runs.setdefault(alike, []).append((plan, seen, out))
-    return out
+    return out, np.stack([raw.lim_held, raw.lim_used, raw.lim_exhaust], axis=1)
 
 
 def _runs_alike(ran: SimPlan, seen: NDArray[np.float64], plan: SimPlan) -> bool:
@@ -839,15 +890,13 @@ def des_episode(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas:
     server = server_for(req, c.layout, c.role, replicas, req.target_tps, measured)
     seconds = head.replications * des_seconds(server) / EPISODE_STRATA
     largest = 1 - 1 / plan.profile.slow_factor
-    out = []
-    for k in range(EPISODE_STRATA):
-        loss = largest * (k + 0.5) / EPISODE_STRATA
-        member = k % plan.members
-        raw = _des_replication(c, with_member_slow(plan, loss, member), server, req.seed + k,
-                               seconds)
-        out.append(EpisodeRun(loss=loss, member=member, latency=raw.latency,
-                              background_lag_s=raw.background_lag_s))
-    return tuple(out)
+    strata = [(largest * (k + 0.5) / EPISODE_STRATA, k % plan.members)
+              for k in range(EPISODE_STRATA)]
+    ran = _des_replications(c, server, [(with_member_slow(plan, loss, member), req.seed + k)
+                                        for k, (loss, member) in enumerate(strata)], seconds)
+    return tuple(EpisodeRun(loss=loss, member=member, latency=raw.latency,
+                            background_lag_s=raw.background_lag_s)
+                 for (loss, member), raw in zip(strata, ran, strict=True))
 
 
 def _shared_rejection(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,

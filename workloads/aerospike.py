@@ -11,6 +11,7 @@ small reads'. Pass/fail per time slice: < 5 % of reads over 1 ms, < 1 % over 8 m
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
+from functools import partial
 from typing import Any, TypedDict, Unpack
 
 import numpy as np
@@ -21,6 +22,7 @@ from advisor.errors import InvalidInput
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
 from advisor.sim.des import run_des
+from advisor.sim.parallel import side_by_side
 from advisor.sim.plan import SimPlan, compile_plan, with_member_slow, with_write_load
 from advisor.sim.result import des_level
 from advisor.sim.results import (
@@ -259,10 +261,13 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
     largest = 1 - 1 / profile.slow_factor
     due = load.internal_reads_per_sec * duration_s
     over: dict[int, list[float]] = {ms: [] for ms, _ in ACT_LIMITS}
-    for k in range(EPISODE_STRATA):
+
+    def stratum(k: int) -> ActTest:
         slowed = with_member_slow(plan, largest * (k + 0.5) / EPISODE_STRATA, k % plan.members)
-        act = simulate_act(layout, catalog, [(label, load)], duration_s=duration_s,
-                           seed=seed + k, plan=slowed).levels[0].act
+        return simulate_act(layout, catalog, [(label, load)], duration_s=duration_s,
+                            seed=seed + k, plan=slowed).levels[0].act
+
+    for act in side_by_side([partial(stratum, k) for k in range(EPISODE_STRATA)]):
         done = reads_judged(act)
         late = max(0.0, due - done)
         for ms, _ in ACT_LIMITS:

@@ -93,7 +93,8 @@ def test_a_marginal_candidate_runs_every_replication_and_is_refused_undecided(
     calls = fake_simulation(monkeypatch, [4.0, 6.0], [0.2, 0.3])
     r = size_aerospike(REQ, small(catalog))
     first = calls[0][0]
-    assert [s for key, s in calls if key == first] == list(range(1, ACT_REPLICATIONS + 1))
+    # (sorted: the first two run side by side, either may be asked first)
+    assert sorted(s for key, s in calls if key == first) == list(range(1, ACT_REPLICATIONS + 1))
     refused = [x for x in r.rejected if x.stage == "verified"]
     assert len(refused) == 1
     assert "5.00 % of reads over 1 ms (95 % interval 4.11-5.89 %, limit 5 %), undecided " \
@@ -112,7 +113,7 @@ def test_a_clear_failure_stops_at_two_replications(
     calls = fake_simulation(monkeypatch, [20.0, 21.0], [0.2, 0.3])
     r = size_aerospike(REQ, small(catalog))
     first = calls[0][0]
-    assert [s for key, s in calls if key == first] == [1, 2]
+    assert sorted(s for key, s in calls if key == first) == [1, 2]
     refused = next(x for x in r.rejected if x.stage == "verified")
     assert "20.50 % of reads over 1 ms" in refused.reason
     assert "undecided" not in refused.reason

@@ -32,8 +32,16 @@ def _fake_replications(monkeypatch: pytest.MonkeyPatch, p99_ms_of_seed: Any) -> 
         stats.add(rng.uniform(0.0, scale / 0.99, 20_000))
         return ms.Replication(latency=stats, background_lag_s=0.0)
 
-    monkeypatch.setattr(ms, "_des_replication", replication)
+    _replace_replications(monkeypatch, replication)
     return seeds
+
+
+def _replace_replications(monkeypatch: pytest.MonkeyPatch, replication: Any) -> None:
+    """Every replication the search asks for, one at a time or side by side, from
+    `replication` (its seeds recorded in the order the search asks for them)."""
+    monkeypatch.setattr(ms, "_des_replication", replication)
+    monkeypatch.setattr(ms, "_des_replications", lambda c, server, jobs, measured_s: [
+        replication(c, plan, server, seed, measured_s) for plan, seed in jobs])
 
 
 def _candidate(catalog: Catalog) -> ms.Candidate:
@@ -131,7 +139,7 @@ def test_a_server_without_requests_is_confirmed_on_its_lag_in_four_runs(
                     measured_s: float) -> ms.Replication:
         return ms.Replication(latency=LatencyStats(), background_lag_s=0.1)
 
-    monkeypatch.setattr(ms, "_des_replication", replication)
+    _replace_replications(monkeypatch, replication)
     c = _candidate(catalog)
     assert ms._verify(c, catalog, REQ, 1, None, confirm=True) is None
     assert [x.replications for x in c.details["des_loads"]] == [ms.LAG_REPLICATIONS] * 4

@@ -1,0 +1,105 @@
+"""`advisor.sim.parallel.side_by_side`: independent runs on several threads give the results a
+run one after another gives, in order, with the caller's context, its first error, and nothing
+nested waiting on a pool that is busy."""
+
+import threading
+import time
+from contextvars import ContextVar
+
+import pytest
+
+from advisor.sim import parallel
+from advisor.sim.parallel import side_by_side, threads
+
+WHO: ContextVar[str] = ContextVar("who", default="nobody")
+
+
+@pytest.fixture
+def two(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(parallel.THREADS_ENV, "2")
+
+
+def test_results_come_back_in_the_order_asked_and_run_on_more_than_one_thread(two: None) -> None:
+    seen: set[int] = set()
+    both = threading.Barrier(2, timeout=10)  # each run waits for the other: only threads pass
+
+    def task(i: int) -> int:
+        seen.add(threading.get_ident())
+        if i < 2:
+            both.wait()
+        return i * i
+
+    assert side_by_side([lambda i=i: task(i) for i in range(6)]) == [i * i for i in range(6)]
+    assert len(seen) == 2
+
+
+def test_one_thread_runs_them_in_the_callers_thread_one_after_another(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(parallel.THREADS_ENV, "1")
+    assert threads() == 1
+    order: list[int] = []
+    me = threading.get_ident()
+    out = side_by_side([lambda i=i: (order.append(i), threading.get_ident())[1]
+                        for i in range(4)])
+    assert out == [me] * 4 and order == [0, 1, 2, 3]
+
+
+def test_the_threads_asked_for_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(parallel.THREADS_ENV, "64")
+    assert threads() == parallel.MAX_THREADS
+    monkeypatch.setenv(parallel.THREADS_ENV, "0")
+    assert threads() == 1
+    monkeypatch.setenv(parallel.THREADS_ENV, "many")  # not a number: the CPUs decide
+    assert 1 <= threads() <= parallel.MAX_THREADS
+
+
+def test_tasks_see_the_callers_context_variables(two: None) -> None:
+    token = WHO.set("the caller")
+    try:
+        assert side_by_side([WHO.get for _ in range(4)]) == ["the caller"] * 4
+    finally:
+        WHO.reset(token)
+
+
+def test_the_first_error_in_order_is_raised_after_the_others_ended(two: None) -> None:
+    ended: list[int] = []
+
+    def task(i: int) -> int:
+        if i in (1, 3):
+            raise ValueError(f"task {i}")
+        time.sleep(0.01)
+        ended.append(i)
+        return i
+
+    with pytest.raises(ValueError, match="task 1"):
+        side_by_side([lambda i=i: task(i) for i in range(5)])
+    assert sorted(ended) == [0, 2, 4]
+
+
+def test_a_nested_call_runs_inline_and_a_busy_pool_holds_nobody_up(two: None) -> None:
+    def outer(i: int) -> list[int]:
+        return side_by_side([lambda j=j: 10 * i + j for j in range(3)])
+
+    assert side_by_side([lambda i=i: outer(i) for i in range(3)]) == [
+        [0, 1, 2], [10, 11, 12], [20, 21, 22]]
+    # Every helper busy with another caller's long task: this caller runs its tasks itself.
+    release = threading.Event()
+    pool = parallel._helpers()
+    blockers = [pool.submit(release.wait, 10) for _ in range(parallel.MAX_THREADS - 1)]
+    try:
+        start = time.perf_counter()
+        assert side_by_side([lambda i=i: i for i in range(4)]) == [0, 1, 2, 3]
+        assert time.perf_counter() - start < 5
+    finally:
+        release.set()
+        for b in blockers:
+            b.result()
+
+
+def test_a_forked_child_makes_its_own_pool(two: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = parallel._helpers()
+    assert parallel._helpers() is first
+    monkeypatch.setattr(parallel.os, "getpid", lambda: -1)  # as in a child after fork
+    child = parallel._helpers()
+    assert child is not first
+    assert side_by_side([lambda: 1, lambda: 2]) == [1, 2]
