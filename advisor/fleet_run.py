@@ -9,6 +9,7 @@ its running rows with it and the scheduler runs them again elsewhere (distribute
 """
 
 import logging
+import os
 import resource
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -18,6 +19,7 @@ from typing import Any
 
 from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput, one_line
+from advisor.sim.parallel import THREADS_ENV, cpus
 from recommend.fleet import FleetRow, RowResult, size_row
 
 OnResult = Callable[[RowResult], None]
@@ -92,9 +94,13 @@ def dask_client(where: Where) -> Iterator[Any]:
         finally:
             client.close()
         return
+    # Each worker's event-simulation runs side by side on its share of the CPUs, not on all of
+    # them each (advisor.sim.parallel); a value the user set stands.
+    share = os.environ.get(THREADS_ENV) or str(max(1, cpus() // where.workers))
     cluster = distributed.LocalCluster(n_workers=where.workers, threads_per_worker=1,
                                        processes=True, dashboard_address=":0",  # any free port
-                                       silence_logs=logging.ERROR)  # not its INFO/WARNING chatter
+                                       silence_logs=logging.ERROR,  # not its INFO/WARNING chatter
+                                       env={THREADS_ENV: share})
     client = distributed.Client(cluster)
     try:
         yield client

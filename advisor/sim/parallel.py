@@ -35,13 +35,15 @@ def threads() -> int:
     process sharing its CPUs with others, a fleet's worker say, sets 1), else the CPUs this
     process may use, at most MAX_THREADS."""
     asked = os.environ.get(THREADS_ENV, "").strip()
-    if asked.isdigit():
-        return max(1, min(int(asked), MAX_THREADS))
+    return max(1, min(int(asked) if asked.isdigit() else cpus(), MAX_THREADS))
+
+
+def cpus() -> int:
+    """The CPUs this process may use."""
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not on Linux
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_THREADS))
+        return os.cpu_count() or 1
 
 
 def _helpers() -> ThreadPoolExecutor:
