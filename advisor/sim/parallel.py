@@ -83,13 +83,22 @@ def side_by_side(tasks: Sequence[Callable[[], T]]) -> list[T]:
                 return
             try:
                 results[i] = tasks[i]()
-            except BaseException as exc:  # handed to the caller, in order
+            except Exception as exc:  # handed to the caller, in order
                 errors[i] = exc
+
+    def stop() -> None:  # no task left to claim: the helpers end after the one they run
+        with claim_lock:
+            for _ in claim:
+                pass
 
     pool = _helpers()
     helpers: list[Future[None]] = [pool.submit(copy_context().run, drain)
                                    for _ in range(width - 1)]
-    drain()
+    try:
+        drain()
+    except BaseException:  # Ctrl-C in the caller's thread: stop at once, not after the rest
+        stop()
+        raise
     for f in helpers:
         if not f.cancel():  # one that started runs to its end before the results are read
             f.result()

@@ -8,8 +8,8 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from advisor import fleet_run  # noqa: E402
-from advisor.sim import parallel  # noqa: E402
+from advisor import fleet_run
+from advisor.sim import parallel
 
 
 def _cluster_env(monkeypatch: pytest.MonkeyPatch, workers: int) -> dict[str, str]:

@@ -41,7 +41,8 @@ def test_one_thread_runs_them_in_the_callers_thread_one_after_another(
     me = threading.get_ident()
     out = side_by_side([lambda i=i: (order.append(i), threading.get_ident())[1]
                         for i in range(4)])
-    assert out == [me] * 4 and order == [0, 1, 2, 3]
+    assert out == [me] * 4
+    assert order == [0, 1, 2, 3]
 
 
 def test_the_threads_asked_for_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -103,3 +104,24 @@ def test_a_forked_child_makes_its_own_pool(two: None, monkeypatch: pytest.Monkey
     child = parallel._helpers()
     assert child is not first
     assert side_by_side([lambda: 1, lambda: 2]) == [1, 2]
+
+
+def test_an_interrupt_in_the_callers_thread_stops_the_rest(two: None) -> None:
+    """Ctrl-C arrives in the main thread: it is raised at once, and the helpers take no new
+    task (they end the one they run)."""
+    ran: list[int] = []
+    started = threading.Event()
+
+    def task(i: int) -> int:
+        ran.append(i)
+        if threading.current_thread() is threading.main_thread():
+            started.wait(5)  # a helper holds a task too
+            raise KeyboardInterrupt
+        started.set()
+        time.sleep(0.05)
+        return i
+
+    with pytest.raises(KeyboardInterrupt):
+        side_by_side([lambda i=i: task(i) for i in range(50)])
+    time.sleep(0.2)  # the helper ends the task it held
+    assert len(ran) <= 4
