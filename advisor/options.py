@@ -8,6 +8,7 @@ each adapter names the field in its own vocabulary (`--data-gb`, `data_gb`).
 
 import dataclasses
 import math
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -236,3 +237,23 @@ def changed(obj: Any) -> Iterator[tuple[Declared, Any]]:
         value = getattr(obj, d.name)
         if d.opt.reproduce == "always" or (d.opt.reproduce == "changed" and value != d.default):
             yield d, value
+
+
+def env_number(name: str, default: float, low: float, high: float, *,
+                integer: bool = False) -> float:
+    """$name as a finite number within [low, high], else InvalidInput in one line."""
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    text = raw.strip().replace("_", "")
+    what = "a whole number" if integer else "a number"
+    example = str(int(default)) if float(default).is_integer() else f"{default:g}"
+    try:
+        value = float(text) if len(text) <= 40 else math.nan
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or (integer and not value.is_integer()) \
+            or not low <= value <= high:
+        shown = raw if len(raw) <= 40 else raw[:40] + "…"
+        raise InvalidInput(f"{name}={shown!r}: {what} from {low:g} to {high:g}, e.g. {example}")
+    return value

@@ -3,7 +3,6 @@ sizing results and the workers that run sizings and simulations. No HTTP here; `
 these calls and their errors to HTTP.
 """
 
-import math
 import os
 import threading
 from collections import OrderedDict
@@ -17,8 +16,9 @@ from pydantic import BaseModel
 
 from advisor.catalog.model import Catalog, PricingPlan
 from advisor.errors import InfeasibleSlo, InvalidInput
-from advisor.options import FieldError
+from advisor.options import FieldError, env_number
 from advisor.serial import to_json
+from advisor.sim.parallel import threads
 from advisor.store import RunStore
 from api.jobs import JobError, simulate_job, size_job
 from api.workers import Workers
@@ -59,34 +59,15 @@ class Settings:
         """The server's settings: ADVISOR_API_* (see `advisor serve --help`); a bad value is
         one line naming the variable. Sizings run in one worker process per CPU by default."""
         cpus = os.cpu_count() or 1
-        workers = int(_env_number(WORKERS_ENV, cpus, 0, 256, integer=True))
+        workers = int(env_number(WORKERS_ENV, cpus, 0, 256, integer=True))
+        threads()  # $ADVISOR_SIM_THREADS, checked when the server starts
         return cls(
             token=os.environ.get(TOKEN_ENV) or None,
-            io_budget=_env_number(BUDGET_ENV, DEFAULT_IO_BUDGET, 1, MAX_IO_BUDGET),
+            io_budget=env_number(BUDGET_ENV, DEFAULT_IO_BUDGET, 1, MAX_IO_BUDGET),
             workers=workers,
-            queue=int(_env_number(QUEUE_ENV, 2 * max(1, workers), 0, 10_000, integer=True)),
-            timeout_s=_env_number(TIMEOUT_ENV, 600.0, 1, 86_400),
-            max_body_bytes=int(_env_number(BODY_ENV, 65_536, 1024, 64 * 2**20, integer=True)))
-
-
-def _env_number(name: str, default: float, low: float, high: float, *,
-                integer: bool = False) -> float:
-    """$name as a finite number within [low, high], else InvalidInput in one line."""
-    raw = os.environ.get(name)
-    if raw is None or not raw.strip():
-        return default
-    text = raw.strip().replace("_", "")
-    what = "a whole number" if integer else "a number"
-    example = str(int(default)) if float(default).is_integer() else f"{default:g}"
-    try:
-        value = float(text) if len(text) <= 40 else math.nan
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or (integer and not value.is_integer()) \
-            or not low <= value <= high:
-        shown = raw if len(raw) <= 40 else raw[:40] + "…"
-        raise InvalidInput(f"{name}={shown!r}: {what} from {low:g} to {high:g}, e.g. {example}")
-    return value
+            queue=int(env_number(QUEUE_ENV, 2 * max(1, workers), 0, 10_000, integer=True)),
+            timeout_s=env_number(TIMEOUT_ENV, 600.0, 1, 86_400),
+            max_body_bytes=int(env_number(BODY_ENV, 65_536, 1024, 64 * 2**20, integer=True)))
 
 
 class LruCache:

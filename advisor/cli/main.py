@@ -34,6 +34,7 @@ from advisor.cli import (
 from advisor.cli.common import PipeClosed
 from advisor.errors import AdvisorError, InfeasibleSlo
 from advisor.options import FieldError
+from advisor.sim.parallel import threads
 
 EXIT_OK, EXIT_SLO_NOT_MET, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what the shell reports for `yes | head -1`
@@ -113,6 +114,7 @@ def _root(
         callback=_print_version)] = False,
 ) -> None:
     """Options of `advisor` itself (before the command)."""
+    threads()  # $ADVISOR_SIM_THREADS checked before any command runs: one line, exit 2
 
 
 def _quiet_stdout() -> None:

@@ -18,6 +18,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from typing import Any, TypeVar
 
+from advisor.options import env_number
+
 T = TypeVar("T")
 
 MAX_THREADS = 4  # runs at once at most (the caller's thread included)
@@ -31,11 +33,10 @@ THREADS_ENV = "ADVISOR_SIM_THREADS"  # a whole number: runs at once (1: one afte
 
 
 def threads() -> int:
-    """Runs at once: $ADVISOR_SIM_THREADS when it is a whole number (at most MAX_THREADS; a
-    process sharing its CPUs with others, a fleet's worker say, sets 1), else the CPUs this
-    process may use, at most MAX_THREADS."""
-    asked = os.environ.get(THREADS_ENV, "").strip()
-    return max(1, min(int(asked) if asked.isdigit() else cpus(), MAX_THREADS))
+    """Runs at once: $ADVISOR_SIM_THREADS (1 to MAX_THREADS; a process sharing its CPUs with
+    others, a fleet's worker say, sets 1; another value is InvalidInput in one line), else the
+    CPUs this process may use, at most MAX_THREADS."""
+    return int(env_number(THREADS_ENV, min(cpus(), MAX_THREADS), 1, MAX_THREADS, integer=True))
 
 
 def cpus() -> int:

@@ -8,6 +8,7 @@ from contextvars import ContextVar
 
 import pytest
 
+from advisor.errors import InvalidInput
 from advisor.sim import parallel
 from advisor.sim.parallel import side_by_side, threads
 
@@ -45,13 +46,38 @@ def test_one_thread_runs_them_in_the_callers_thread_one_after_another(
     assert order == [0, 1, 2, 3]
 
 
-def test_the_threads_asked_for_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(parallel.THREADS_ENV, "64")
+def test_the_threads_asked_for_are_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(parallel.THREADS_ENV, raising=False)
+    assert 1 <= threads() <= min(parallel.cpus(), parallel.MAX_THREADS)
+    monkeypatch.setenv(parallel.THREADS_ENV, str(parallel.MAX_THREADS))
     assert threads() == parallel.MAX_THREADS
-    monkeypatch.setenv(parallel.THREADS_ENV, "0")
-    assert threads() == 1
-    monkeypatch.setenv(parallel.THREADS_ENV, "many")  # not a number: the CPUs decide
-    assert 1 <= threads() <= parallel.MAX_THREADS
+    for bad in ("0", "-1", "64", "1.5", "nan", "inf", "many", "9" * 400):
+        monkeypatch.setenv(parallel.THREADS_ENV, bad)
+        with pytest.raises(InvalidInput, match=r"^ADVISOR_SIM_THREADS='.{1,41}': a whole number "
+                                               r"from 1 to 4, e\.g\. \d$"):
+            threads()
+
+
+@pytest.mark.parametrize("argv", [["size", "--tps", "627", "--reads", "3.25"],
+                                  ["catalog", "instances"]])
+def test_a_bad_thread_count_stops_every_command_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        argv: list[str]) -> None:
+    from advisor.cli.main import main
+
+    monkeypatch.setenv(parallel.THREADS_ENV, "nan")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ADVISOR_SIM_THREADS='nan': a whole number from 1 to 4, e.g. ")
+    assert err.count("\n") == 1
+
+
+def test_a_bad_thread_count_stops_the_server_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    from api.service import Settings
+
+    monkeypatch.setenv(parallel.THREADS_ENV, "-3")
+    with pytest.raises(InvalidInput, match="ADVISOR_SIM_THREADS='-3'"):
+        Settings.from_env()
 
 
 def test_tasks_see_the_callers_context_variables(two: None) -> None:
