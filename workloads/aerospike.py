@@ -21,6 +21,7 @@ from advisor.catalog.model import Catalog
 from advisor.errors import InvalidInput
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.model import Layout
+from advisor.sim.credits import DAY_S
 from advisor.sim.des import run_des
 from advisor.sim.parallel import side_by_side
 from advisor.sim.plan import SimPlan, compile_plan, with_member_slow, with_write_load
@@ -234,7 +235,7 @@ def act_decided(thresholds: Sequence[ActThreshold]) -> bool | None:
 
 # An hour with a slow episode (`episode_hour`): strata of the uniformly drawn speed loss.
 EPISODE_STRATA = 4
-HOUR_S, DAY_S = 3600.0, 86400.0
+HOUR_S = 3600.0
 # ACT passes a node only if every hour of its 24 h passes: when its 24 h more likely than not
 # hold an episode (expected count >= ln 2), the hour holding one must pass too.
 EPISODE_JUDGED_PER_DAY = math.log(2)
