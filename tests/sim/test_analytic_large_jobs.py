@@ -13,7 +13,7 @@ from advisor.sim.analytic.waits import LimitWait, limit_waits
 from advisor.sim.des import run_des
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.userfiles import load_catalog
-from workloads.mysql import OP_WRITE, MysqlServer
+from workloads.mysql import OP_WRITE, MysqlParams, MysqlServer
 from workloads.mysql_run import Deployment, build_servers, flush_throttle_lag_s
 
 SPEC = "c5.large:gp2:650GiB"
@@ -24,8 +24,6 @@ def _master(spec: str = SPEC) -> tuple[SimPlan, MysqlServer]:
     """The master of a deployment with one replica at 304 tps (60 % of its knee in
     docs/analytic-vs-des.md): 71.5 write transactions/s, 5.5 page reads each, its gp2 volume's
     IOPS 47 % busy at the burst rate."""
-    from workloads.mysql import MysqlParams
-
     catalog = load_catalog()
     layout = resolve(spec, catalog)
     params = MysqlParams(tps=304.0, data_gb=500, replicas=1)

@@ -517,13 +517,12 @@ def _first_wait(exact: NDArray[np.float64], rho: float, singles: list[tuple[floa
     P_small); taken as independent of the small ones' way, P = p_s + e (1 - p_s) / (1 - P_small).
     Only above a positive tolerance: at tau = 0, P(V > 0) is the utilisation, whatever the
     arrivals."""
-    whole = _clustered_tail(exact, rho, _ld_rates(as_poisson, levels),
-                            _ld_rates(clustered, levels))
-    largest = max((w for _, w in fg_jobs), default=0.0)
-    big = [(r, w) for r, w in singles if w > largest * (1 + 1e-6)]
-    if not big or largest <= 0 or float(levels[0]) <= 0:
-        return whole
-    small = [(r, w) for r, w in singles if w <= largest * (1 + 1e-6)]
+    cut = max((w for _, w in fg_jobs), default=0.0) * (1 + 1e-6)  # the requests' largest
+    big = [(r, w) for r, w in singles if w > cut]
+    if not big or cut <= 0 or float(levels[0]) <= 0:
+        return _clustered_tail(exact, rho, _ld_rates(as_poisson, levels),
+                               _ld_rates(clustered, levels))
+    small = [(r, w) for r, w in singles if w <= cut]
     # The cumulants are additive over independent inputs: the large jobs' own, taken out.
     alone = _Work(singles=big, bg_rate=sum(r for r, _ in big), clusters=[]).cumulants()
     exact_small = _mg1_survival(small + fg_jobs, levels)
