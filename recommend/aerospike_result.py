@@ -26,7 +26,7 @@ from recommend.result import (
     ResourceUse,
     bottleneck_text,
 )
-from workloads.aerospike import ActLoad, act_thresholds, reads_judged
+from workloads.aerospike import ActLoad, act_decided, act_thresholds, reads_judged
 
 CHECKED = "with one node down at the headroom load"
 
@@ -134,11 +134,15 @@ def act_verdict(tests: tuple[ActTest, ...], episode: ActEpisodeHour | None,
             f"{uppers} %; limits {limits} %)")
     if episode is not None:
         hour = ", ".join(f"{_pct(t, t.pct)} % > {t.over_ms} ms" for t in episode.thresholds)
+        ups = " / ".join(_pct(t, t.ci95_pct[1]) for t in episode.thresholds)
+        decided = act_decided(episode.thresholds)
+        where = ("within ACT's limits" if decided is True else "over ACT's limits"
+                 if decided is False else "not decided against ACT's limits")
         text += (f"; an hour holding one volume's {episode.episode_s / 60:g}-min slow episode "
                  f"(~{episode.expected_per_day:.2g} in ACT's 24 h on this node, by the device "
-                 f"model): {hour}, " + ("within ACT's limits" if episode.passed else
-                                        "over ACT's limits (stated, not judged: ACT's 24 h "
-                                        "more likely than not hold none)"))
+                 f"model): {hour} (95 % interval up to {ups} %), {where}"
+                 + ("" if episode.judged or decided is True else
+                    " (stated, not judged: ACT's 24 h more likely than not hold none)"))
     return ActVerdict(
         text=text, slices=tests[0].slices, max=worst, thresholds=th, replications=len(tests),
         reads=reads, episode_hour=episode)

@@ -57,6 +57,7 @@ from recommend.result import (
 )
 from workloads.aerospike import (
     EPISODE_JUDGED_PER_DAY,
+    EPISODE_SETS,
     EPISODE_STRATA,
     ActLoad,
     act_decided,
@@ -280,7 +281,8 @@ def _verify_key(s: _Search, c: Candidate, duration: float) -> str:
         s.profiles_repr = repr(sorted(s.catalog.latency_profiles.items()))
     text = "\n".join((repr(c.layout), s.profiles_repr, repr(sorted(c.load.derivation().items())),
                       repr((c.load.reads_per_sec, c.load.writes_per_sec, duration, s.req.seed,
-                            ACT_REPLICATIONS, "steady", EPISODE_STRATA, EPISODE_LENGTH,
+                            ACT_REPLICATIONS, "steady", EPISODE_STRATA, EPISODE_SETS,
+                            EPISODE_LENGTH,
                             EPISODE_JUDGED_PER_DAY, MODEL_VERSION, __version__))))
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -347,13 +349,17 @@ def _verify(s: _Search, c: Candidate) -> bool:
         return False
     episode = verdict.episode
     if decided is True and episode is not None and episode.judged and not episode.passed:
-        over = [t for t in episode.thresholds if t.pct >= t.limit_pct][:2]
+        over = [t for t in episode.thresholds if t.ci95_pct[1] >= t.limit_pct][:2]
+        undecided = act_decided(episode.thresholds) is None
         s.reject(c.deployment, c.monthly_usd, "verified",
                  f"ACT in the event simulation: an hour holding one volume's "
                  f"{episode.episode_s / 60:g}-min slow episode (~{episode.expected_per_day:.2g} "
                  "in ACT's 24 h on this node, by the device model): " + "; ".join(
-                     f"{t.pct:.2f} % of reads over {t.over_ms} ms (limit {t.limit_pct:g} %)"
-                     for t in over) + f" {CHECKED}")
+                     f"{t.pct:.2f} % of reads over {t.over_ms} ms (95 % interval "
+                     f"{t.ci95_pct[0]:.2f}-{t.ci95_pct[1]:.2f} %, limit {t.limit_pct:g} %)"
+                     for t in over)
+                 + (f", undecided after {episode.sets} sets of its {EPISODE_STRATA} strata"
+                    if undecided else "") + f" {CHECKED}")
         return False
     if decided is not True:
         over = [t for t in thresholds if t.ci95_pct[1] >= t.limit_pct][:2]
@@ -375,8 +381,10 @@ def _act_method(req: AerospikeSizeRequest) -> str:
             "95 % interval (Student's t on the replications' own %) lies under its limit, "
             "refused when one lies over it or still straddles it after the last; on volumes "
             "with slow episodes (EBS, by the device model) the hour holding one volume's whole "
-            f"episode ({EPISODE_STRATA} strata of its speed loss) must pass too where ACT's "
-            "24 h more likely than not hold one")
+            f"episode ({EPISODE_STRATA} strata of its speed loss, a 95 % interval from their "
+            f"slices as batch means with the usual hours', up to {EPISODE_SETS} sets of strata "
+            "while it straddles a limit) must pass too where ACT's 24 h more likely than not "
+            "hold one")
 
 
 def size_aerospike(req: AerospikeSizeRequest, catalog: Catalog,

@@ -143,9 +143,10 @@ class ActEpisodeHour:
 
     episode_s: float  # one episode's length (the device model's)
     expected_per_day: float  # episodes over the node's volumes in ACT's 24 h, on average
-    thresholds: tuple[ActThreshold, ...]  # that hour's % of reads over each (no interval)
-    passed: bool = field(metadata={"alias": "pass"})
+    thresholds: tuple[ActThreshold, ...]  # that hour's % of reads over each, 95 % interval
+    passed: bool = field(metadata={"alias": "pass"})  # every interval under its limit
     judged: bool  # whether ACT's 24 h more likely than not hold one, so the verdict needs it
+    sets: int = 1  # sets of strata run (more while a judged hour's interval straddled a limit)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,11 +12,14 @@ import pytest
 
 from advisor.catalog.model import Catalog
 from advisor.layout import resolve
-from advisor.sim.results import ActRow, ActSlice, ActTest, ActThreshold
+from advisor.sim.results import ActEpisodeHour, ActRow, ActSlice, ActTest, ActThreshold
+from recommend.aerospike_result import act_verdict
 from recommend.aerospike_search import ACT_REPLICATIONS, size_aerospike
 from recommend.request import AerospikeSizeRequest
 from workloads.aerospike import (
     EPISODE_JUDGED_PER_DAY,
+    EPISODE_SETS,
+    EPISODE_STRATA,
     ActLoad,
     act_decided,
     act_thresholds,
@@ -168,3 +171,94 @@ def test_the_ebs_sizing_refuses_a_layout_whose_episode_hour_fails_act(catalog: C
     assert rec.act.episode_hour.judged
     assert rec.act.episode_hour.passed
     assert "within ACT's limits" in rec.act.text
+
+
+def slices_test(pcts: list[float], reads: int = 1_000_000) -> ActTest:
+    """An ACT test whose slices have `pcts` % over 1 ms (equal reads), the run their mean."""
+    rows = []
+    for k, p in enumerate(pcts):
+        row = {f"gt_{ms}ms_pct": (p if ms == 1 else 0.0) for ms in (1, 2, 4, 8, 16, 32, 64)}
+        rows.append(ActSlice(slice=k + 1, start_s=float(k), reads=reads // len(pcts), **row,
+                             passed=p < 5, fails=()))
+    mean = {f"gt_{ms}ms_pct": (sum(pcts) / len(pcts) if ms == 1 else 0.0)
+            for ms in (1, 2, 4, 8, 16, 32, 64)}
+    return ActTest(slices=tuple(rows), avg=ActRow(**mean), max=ActRow(**mean), passed=True,
+                   derivation={})
+
+
+def fake_strata(monkeypatch: pytest.MonkeyPatch, pcts: list[float]) -> list[int]:
+    """Replace the episode strata's event simulation: every run's slices get `pcts`. Returns
+    the seeds asked for."""
+    seeds: list[int] = []
+
+    def simulate(*_: Any, seed: int, **__: Any) -> SimpleNamespace:
+        seeds.append(seed)
+        return SimpleNamespace(levels=[SimpleNamespace(act=slices_test(pcts))])
+
+    monkeypatch.setattr("workloads.aerospike.simulate_act", simulate)
+    return seeds
+
+
+def usual_at(pct: float, half: float) -> tuple[ActThreshold, ...]:
+    return (ActThreshold(over_ms=1, limit_pct=5.0, pct=pct, ci95_pct=(pct - half, pct + half)),
+            ActThreshold(over_ms=8, limit_pct=1.0, pct=0.0, ci95_pct=(0.0, 0.0)),
+            ActThreshold(over_ms=64, limit_pct=0.1, pct=0.0, ci95_pct=(0.0, 0.0)))
+
+
+def hour_on(catalog: Catalog, spec: str, usual: tuple[ActThreshold, ...]) -> ActEpisodeHour:
+    """The episode hour of 2,600 reads/s + 1,300 writes/s at RF 2 on `spec`, 2-s strata."""
+    load = ActLoad(reads_per_sec=2600, writes_per_sec=1300, replication_factor=2)
+    hour = episode_hour(resolve(spec, catalog), catalog, load, usual, duration_s=2.0, seed=1,
+                        label={"x_load": 1.3})
+    assert hour is not None
+    return hour
+
+
+def test_the_episode_hour_has_an_interval_from_its_strata_slices_and_the_usual_hours(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each stratum's two slices at 4 % and 6 %: its % 5, its variance as batch means
+    2 x ((0.5 x 1)^2 + (0.5 x 1)^2) = 1; the 4 strata's mean 5 % with variance 4 / 16 = 0.25 at
+    (4 x 0.25)^2 x 16 / 4 = 4 degrees of freedom (t 2.776): half-width 1.388. The hour (a
+    10-min episode: a sixth of it) at 5/6 x 2 + 1/6 x 5 = 2.5 %, half-width
+    hypot(5/6 x 0.5, 1/6 x 1.388) = 0.4766. Wholly under 5 %: one set of strata."""
+    seeds = fake_strata(monkeypatch, [4.0, 6.0])
+    hour = hour_on(catalog, "m6g.large:raid0:2xgp3:77GiB", usual_at(2.0, 0.5))
+    one = hour.thresholds[0]
+    assert one.pct == pytest.approx(2.5)
+    assert one.ci95_pct == pytest.approx((2.5 - 0.4766, 2.5 + 0.4766), abs=1e-4)
+    assert hour.passed
+    assert hour.judged
+    assert hour.sets == 1
+    assert sorted(seeds) == [1, 2, 3, 4]
+
+
+def test_an_undecided_episode_hour_runs_more_sets_and_does_not_pass(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slices at 0 % and 20 %: the hour's 5/6 x 4 + 1/6 x 10 = 5.0 % straddles 5 % after
+    every set; new seeds per set (seed + set x strata + stratum), then it fails undecided, and
+    the verdict says so rather than 'over ACT's limits'."""
+    seeds = fake_strata(monkeypatch, [0.0, 20.0])
+    hour = hour_on(catalog, "m6g.large:raid0:2xgp3:77GiB", usual_at(4.0, 0.1))
+    one = hour.thresholds[0]
+    assert one.pct == pytest.approx(5.0)
+    assert one.ci95_pct[0] < 5.0 <= one.ci95_pct[1]
+    assert act_decided(hour.thresholds) is None
+    assert not hour.passed
+    assert hour.sets == EPISODE_SETS
+    assert sorted(seeds) == list(range(1, EPISODE_SETS * EPISODE_STRATA + 1))
+    text = act_verdict((fake_test(4.0), fake_test(4.0)), hour,
+                       AerospikeSizeRequest(reads_per_sec=2600, writes_per_sec=1300,
+                                            data_gb=100)).text
+    assert "not decided against ACT's limits" in text
+    assert "95 % interval up to" in text.split("slow episode")[1]
+
+
+def test_an_episode_hour_not_judged_runs_one_set(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One io1 volume holds 0.144 episodes in 24 h: stated, not judged, so an undecided hour
+    does not buy more strata."""
+    seeds = fake_strata(monkeypatch, [0.0, 20.0])
+    hour = hour_on(catalog, "m6g.large:io1:150GiB:3000iops", usual_at(4.0, 0.1))
+    assert not hour.judged
+    assert hour.sets == 1
+    assert len(seeds) == EPISODE_STRATA
