@@ -9,7 +9,7 @@ small reads'. Pass/fail per time slice: < 5 % of reads over 1 ms, < 1 % over 8 m
 """
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from functools import partial
 from typing import Any, TypedDict, Unpack
@@ -244,6 +244,18 @@ HOUR_S = 3600.0
 EPISODE_JUDGED_PER_DAY = math.log(2)
 
 
+def episodes_per_day(plan: SimPlan) -> float:
+    """Slow episodes the plan's volumes hold in ACT's 24 h on average (the device model's share
+    of time slow x volumes / one episode's length)."""
+    p = plan.profile
+    return DAY_S * p.slow_share * plan.members / p.slow_episode_s
+
+
+def episode_share_of_hour(plan: SimPlan) -> float:
+    """The share of an hour one whole slow episode takes."""
+    return min(plan.profile.slow_episode_s, HOUR_S) / HOUR_S
+
+
 @dataclass(frozen=True, slots=True)
 class _Stratum:
     """One stratum's runs at one threshold: the % over it (late reads counted over), and that
@@ -285,23 +297,30 @@ def _hour_threshold(usual: ActThreshold, strata: Sequence[_Stratum], share: floa
     the usual hours' half-width as given, the strata mean's Student t at the Welch-Satterthwaite
     degrees of freedom, added in quadrature. It covers the simulation's sampling only, not the
     strata's midpoint rule over the speed loss."""
-    k = len(strata)
-    episode = sum(st.pct for st in strata) / k
+    episode = sum(st.pct for st in strata) / len(strata)
     pct = (1 - share) * usual.pct + share * episode
-    var = sum(st.var for st in strata) / k**2
-    half_episode = 0.0
-    if var > 0:
-        df = (k**2 * var) ** 2 / sum(st.var**2 / st.df for st in strata)
-        half_episode = T975[max(1, min(int(df), 15))] * math.sqrt(var)
     half_usual = max(0.0, usual.ci95_pct[1] - usual.pct)
-    half = math.hypot((1 - share) * half_usual, share * half_episode)
+    half = math.hypot((1 - share) * half_usual, share * _half(strata))
     return ActThreshold(over_ms=usual.over_ms, limit_pct=usual.limit_pct, pct=round(pct, 4),
                         ci95_pct=(round(max(0.0, pct - half), 4), round(pct + half, 4)))
 
 
+def _half(strata: Sequence[_Stratum]) -> float:
+    """Half-width of the 95 % interval of the strata's mean %: Student t at the
+    Welch-Satterthwaite degrees of freedom (past 15: the 15 df figure, as `t_half_width`)."""
+    k = len(strata)
+    var = sum(st.var for st in strata) / k**2
+    if var <= 0:
+        return 0.0
+    df = (k**2 * var) ** 2 / sum(st.var**2 / st.df for st in strata)
+    return T975[max(1, min(int(df), 15))] * math.sqrt(var)
+
+
 def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequence[ActThreshold],
                  *, duration_s: float, seed: int, label: Load,
-                 plan: SimPlan | None = None) -> ActEpisodeHour | None:
+                 plan: SimPlan | None = None,
+                 more_usual: Callable[[], Sequence[ActThreshold] | None] | None = None,
+                 ) -> ActEpisodeHour | None:
     """ACT's hour slice on `layout` that holds one volume's whole slow episode, from the event
     simulation; None when the device model has no slow episodes.
 
@@ -313,17 +332,19 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
     strata's mean % and the rest at `usual` (the replications without episodes), with a 95 %
     interval (`_hour_threshold`). ACT runs 24 h: the node's volumes hold on average 24 h x
     share x volumes / episode length episodes in it; where that is at least ln 2 the hour is
-    judged, and while its interval straddles a limit another set of strata runs (EPISODE_SETS
-    at most; undecided at the last, it does not pass). `plan`: the layout's compiled plan,
-    when the caller has it."""
+    judged, and while its interval straddles a limit it narrows the part that weighs more in
+    it: another set of strata (EPISODE_SETS at most), or the usual hours' next replication
+    (`more_usual`: their thresholds with one more, None once the caller runs no more); undecided
+    when neither can, it does not pass. `plan`: the layout's compiled plan, when the caller has
+    it."""
     plan = plan if plan is not None else compile_plan(layout, catalog)
     if not plan.variable:
         return None
     profile = plan.profile
     largest = 1 - 1 / profile.slow_factor
     due = load.internal_reads_per_sec * duration_s
-    share = min(profile.slow_episode_s, HOUR_S) / HOUR_S
-    expected = DAY_S * profile.slow_share * plan.members / profile.slow_episode_s
+    share = episode_share_of_hour(plan)
+    expected = episodes_per_day(plan)
     judged = expected >= EPISODE_JUDGED_PER_DAY
 
     def stratum(j: int, k: int) -> ActTest:
@@ -332,14 +353,31 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
                             seed=seed + j * EPISODE_STRATA + k, plan=slowed).levels[0].act
 
     runs: list[list[ActTest]] = [[] for _ in range(EPISODE_STRATA)]
-    rows: tuple[ActThreshold, ...] = ()
-    for j in range(EPISODE_SETS if judged else 1):
-        ran = side_by_side([partial(stratum, j, k) for k in range(EPISODE_STRATA)])
-        for k, act in enumerate(ran):
+
+    def add_set() -> None:
+        j = len(runs[0])
+        for k, act in enumerate(side_by_side([partial(stratum, j, k)
+                                              for k in range(EPISODE_STRATA)])):
             runs[k].append(act)
-        rows = tuple(_hour_threshold(t, [_stratum(r, due, t.over_ms) for r in runs], share)
-                     for t in usual)
-        if act_decided(rows) is not None:
+
+    add_set()
+    while True:
+        parts = [(t, [_stratum(r, due, t.over_ms) for r in runs]) for t in usual]
+        rows = tuple(_hour_threshold(t, strata, share) for t, strata in parts)
+        if not judged or act_decided(rows) is not None:
+            break
+        # The straddling thresholds: does the usual hours' half-width weigh more than the
+        # strata's in any of them? Then the usual hours' next replication, else more strata.
+        usual_first = any(
+            (1 - share) * (t.ci95_pct[1] - t.pct) > share * _half(strata)
+            for (t, strata), row in zip(parts, rows, strict=True)
+            if row.ci95_pct[0] < row.limit_pct <= row.ci95_pct[1])
+        more = more_usual() if usual_first and more_usual is not None else None
+        if more is not None:
+            usual = more
+        elif len(runs[0]) < EPISODE_SETS:
+            add_set()
+        else:
             break
     return ActEpisodeHour(
         episode_s=profile.slow_episode_s, expected_per_day=round(expected, 3),
