@@ -274,3 +274,28 @@ def test_an_episode_hour_not_judged_runs_one_set(
     assert not hour.judged
     assert hour.sets == 1
     assert len(seeds) == EPISODE_STRATA
+
+
+def test_an_hour_undecided_for_the_usual_hours_sake_asks_for_their_next_replication(
+        catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strata slices at 9.9 % and 10.1 % (the episode's half-width 0.28 %, a sixth of it in the
+    hour) but the usual hours at 4.0 % +- 1.2: the hour's 5/6 x 4 + 1/6 x 10 = 5.0 % straddles
+    for the usual hours' sake, so it asks for their next replication instead of more strata;
+    at 3.0 % +- 0.2 the hour is 4.17 % (interval up to 4.35 %) and passes with one set."""
+    seeds = fake_strata(monkeypatch, [9.9, 10.1])
+    asked: list[int] = []
+
+    def more_usual() -> tuple[ActThreshold, ...]:
+        asked.append(1)
+        return usual_at(3.0, 0.2)
+
+    load = ActLoad(reads_per_sec=2600, writes_per_sec=1300, replication_factor=2)
+    hour = episode_hour(resolve("m6g.large:raid0:2xgp3:77GiB", catalog), catalog, load,
+                        usual_at(4.0, 1.2), duration_s=2.0, seed=1, label={"x_load": 1.3},
+                        more_usual=more_usual)
+    assert hour is not None
+    assert asked == [1]
+    assert hour.sets == 1
+    assert len(seeds) == EPISODE_STRATA
+    assert hour.thresholds[0].pct == pytest.approx(5 / 6 * 3 + 10 / 6, abs=1e-4)  # 4 places
+    assert hour.passed
