@@ -12,7 +12,13 @@ from advisor.layout.cost import volume_items
 from advisor.layout.model import Layout, resolve
 from advisor.layout.spec import LayoutSpec
 from advisor.sim.analytic import IoSpec, RequestClass, build_mix, read_fraction_over
-from advisor.sim.plan import SimPlan, compile_plan, with_member_slow, with_write_load
+from advisor.sim.plan import (
+    SimPlan,
+    compile_plan,
+    episode_strata,
+    with_member_slow,
+    with_write_load,
+)
 from recommend.candidates import GP3_MIBPS_GRID
 from recommend.result import DeviceRating, ResourceUse
 from workloads.aerospike import (
@@ -36,16 +42,19 @@ def act_screen(layout: Layout, catalog: Catalog, load: ActLoad, *,
     rating is the usual hours')."""
     plan = compile_plan(layout, catalog)
     over = _fractions_over(plan, layout, load)
-    fails = [f"{100 * f:.2f} % of reads over {ms} ms (limit {lim:g} %)"
-             for f, (ms, lim) in zip(over, ACT_LIMITS, strict=True) if 100 * f >= lim]
+    fails = _over_limits(over)
     if episodes and not fails:
         hour = episode_screen(plan, layout, load, over)
-        if hour is not None and (bad := [
-                f"{100 * f:.2f} % of reads over {ms} ms (limit {lim:g} %)"
-                for f, (ms, lim) in zip(hour, ACT_LIMITS, strict=True) if 100 * f >= lim]):
+        if hour is not None and (bad := _over_limits(hour)):
             fails = [f"an hour holding one volume's {plan.profile.slow_episode_s / 60:g}-min "
                      f"slow episode: {'; '.join(bad)}"]
     return not fails, "; ".join(fails), over
+
+
+def _over_limits(over: list[float]) -> list[str]:
+    """Each of ACT's thresholds at or over its limit, in words (shares of reads `over`)."""
+    return [f"{100 * f:.2f} % of reads over {ms} ms (limit {lim:g} %)"
+            for f, (ms, lim) in zip(over, ACT_LIMITS, strict=True) if 100 * f >= lim]
 
 
 def _fractions_over(plan: SimPlan, layout: Layout, load: ActLoad) -> list[float]:
@@ -75,13 +84,12 @@ def episode_screen(plan: SimPlan, layout: Layout, load: ActLoad,
         return None
     if episodes_per_day(plan) < EPISODE_JUDGED_PER_DAY:
         return None
-    largest = 1 - 1 / plan.profile.slow_factor
     slow_share = 1 / plan.members
     episode = [0.0] * len(usual)
-    for k in range(EPISODE_STRATA):
+    for loss, _ in episode_strata(plan, EPISODE_STRATA):
         slowed = plan
         for member in range(plan.members):
-            slowed = with_member_slow(slowed, largest * (k + 0.5) / EPISODE_STRATA, member)
+            slowed = with_member_slow(slowed, loss, member)
         for i, f in enumerate(_fractions_over(slowed, layout, load)):
             episode[i] += (slow_share * f + (1 - slow_share) * usual[i]) / EPISODE_STRATA
     share = episode_share_of_hour(plan)

@@ -314,6 +314,16 @@ def _replication(s: _Search, c: Candidate, plan: SimPlan, duration: float, k: in
                         duration_s=duration, seed=s.req.seed + k, plan=plan).levels[0].act
 
 
+def _judged(c: Candidate, verdict: _Verdict) -> tuple[tuple[ActTest, ...],
+                                                     tuple[ActThreshold, ...], bool, bool | None]:
+    """The verdict's replications (kept on the candidate), their thresholds, whether the last
+    fell behind its reads, and whether they are decided (None: not, or it fell behind)."""
+    c.act_tests = verdict.tests
+    thresholds = act_thresholds(verdict.tests)
+    behind = fell_behind(verdict.tests[-1])
+    return verdict.tests, thresholds, behind, None if behind else act_decided(thresholds)
+
+
 def _verify(s: _Search, c: Candidate) -> bool:
     load = c.load
     duration = min(VERIFY_MAX_S, max(VERIFY_MIN_S, VERIFY_READS / max(
@@ -331,11 +341,7 @@ def _verify(s: _Search, c: Candidate) -> bool:
     if verdict is None:
         plan = compile_plan(c.layout, s.catalog)
         verdict = _Verdict(tests=_replications(s, c, plan, duration))
-    tests = verdict.tests
-    c.act_tests = tests
-    thresholds = act_thresholds(tests)
-    behind = fell_behind(tests[-1])
-    decided = None if behind else act_decided(thresholds)
+    tests, thresholds, behind, decided = _judged(c, verdict)
     if decided is True and verdict.episode is None:
         plan = plan or compile_plan(c.layout, s.catalog)
         if plan.variable:
@@ -355,11 +361,7 @@ def _verify(s: _Search, c: Candidate) -> bool:
                 seed=s.req.seed, label={"x_load": 1 + s.req.headroom}, plan=plan,
                 more_usual=more_usual)
             verdict = dataclasses.replace(verdict, tests=tuple(more), episode=episode)
-            tests = verdict.tests
-            c.act_tests = tests
-            thresholds = act_thresholds(tests)
-            behind = fell_behind(tests[-1])
-            decided = None if behind else act_decided(thresholds)
+            tests, thresholds, behind, decided = _judged(c, verdict)
     c.act_episode = verdict.episode
     if s.memo is not None and known != (kept := to_json(verdict)):
         s.memo[key] = kept

@@ -47,6 +47,7 @@ from advisor.sim.plan import (
     KIND_MIB,
     SimPlan,
     compile_plan,
+    episode_strata,
     judge_buckets,
     steady,
     with_member_slow,
@@ -889,9 +890,7 @@ def des_episode(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas:
         return ()
     server = server_for(req, c.layout, c.role, replicas, req.target_tps, measured)
     seconds = head.replications * des_seconds(server) / EPISODE_STRATA
-    largest = 1 - 1 / plan.profile.slow_factor
-    strata = [(largest * (k + 0.5) / EPISODE_STRATA, k % plan.members)
-              for k in range(EPISODE_STRATA)]
+    strata = episode_strata(plan, EPISODE_STRATA)
     ran = _des_replications(c, server, [(with_member_slow(plan, loss, member), req.seed + k)
                                         for k, (loss, member) in enumerate(strata)], seconds)
     return tuple(EpisodeRun(loss=loss, member=member, latency=raw.latency,

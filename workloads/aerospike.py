@@ -24,7 +24,13 @@ from advisor.layout.model import Layout
 from advisor.sim.credits import DAY_S
 from advisor.sim.des import run_des
 from advisor.sim.parallel import side_by_side
-from advisor.sim.plan import SimPlan, compile_plan, with_member_slow, with_write_load
+from advisor.sim.plan import (
+    SimPlan,
+    compile_plan,
+    episode_strata,
+    with_member_slow,
+    with_write_load,
+)
 from advisor.sim.result import des_level
 from advisor.sim.results import (
     ActEpisodeHour,
@@ -341,14 +347,14 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
     if not plan.variable:
         return None
     profile = plan.profile
-    largest = 1 - 1 / profile.slow_factor
+    strata = episode_strata(plan, EPISODE_STRATA)
     due = load.internal_reads_per_sec * duration_s
     share = episode_share_of_hour(plan)
     expected = episodes_per_day(plan)
     judged = expected >= EPISODE_JUDGED_PER_DAY
 
     def stratum(j: int, k: int) -> ActTest:
-        slowed = with_member_slow(plan, largest * (k + 0.5) / EPISODE_STRATA, k % plan.members)
+        slowed = with_member_slow(plan, *strata[k])
         return simulate_act(layout, catalog, [(label, load)], duration_s=duration_s,
                             seed=seed + j * EPISODE_STRATA + k, plan=slowed).levels[0].act
 

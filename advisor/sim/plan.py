@@ -293,6 +293,14 @@ def with_member_slow(plan: SimPlan, loss: float, member: int = 0) -> SimPlan:
                           f"x {1 / (1 - loss):.3g} (speed loss {loss:.0%})"])
 
 
+def episode_strata(plan: SimPlan, count: int) -> list[tuple[float, int]]:
+    """(speed loss, member) of each of `count` strata of a slow episode: the model draws an
+    episode's loss uniformly from 0 to the profile's largest (1 - 1 / slow_factor), so stratum
+    k sits at the midpoint of the k-th equal slice of that range, on member k mod members."""
+    largest = 1 - 1 / plan.profile.slow_factor
+    return [(largest * (k + 0.5) / count, k % plan.members) for k in range(count)]
+
+
 def at_baseline(plan: SimPlan, buckets: list[int] | None = None, *, why: str) -> SimPlan:
     """The plan with the credit buckets `buckets` (limiter indices; None: all) gone: each runs,
     with every limit its credits gate (gp2 throughput), at its sustained rate from the start,
