@@ -117,11 +117,18 @@ class SimPlan:
     def tolerance_s(self) -> NDArray[np.float64]:
         """Per limit, how far ahead of its pacing an I/O may start (GCRA tolerance). A limit's
         bucket holds at least one largest I/O (1 MiB, or a few small I/Os), as any token bucket
-        must, so one big write does not stall the small I/Os behind it; devices have none."""
+        must, so one big write does not stall the small I/Os behind it; devices have none.
+        Once per plan (its rates do not change once compiled; read-only)."""
+        kept = self.memo.get("tolerance_s")
+        if kept is not None:
+            out_kept: NDArray[np.float64] = kept
+            return out_kept
         depth = np.where(self.lim_kind == KIND_MIB, 1.0 / np.maximum(self.lim_rate, 1e-9),
                          4.0 / np.maximum(self.lim_rate, 1e-9))
         out: NDArray[np.float64] = np.where(self.lim_kind == KIND_DEVICE, 0.0,
                                             np.maximum(BURST_TOLERANCE_S, depth))
+        out.setflags(write=False)
+        self.memo["tolerance_s"] = out
         return out
 
     @property
