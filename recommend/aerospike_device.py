@@ -84,14 +84,14 @@ def episode_screen(plan: SimPlan, layout: Layout, load: ActLoad,
         return None
     if episodes_per_day(plan) < EPISODE_JUDGED_PER_DAY:
         return None
-    slow_share = 1 / plan.members
+    slowed_reads = 1 / plan.members  # the slowed volume's share of the reads
     episode = [0.0] * len(usual)
     for loss, _ in episode_strata(plan, EPISODE_STRATA):
         slowed = plan
         for member in range(plan.members):
             slowed = with_member_slow(slowed, loss, member)
         for i, f in enumerate(_fractions_over(slowed, layout, load)):
-            episode[i] += (slow_share * f + (1 - slow_share) * usual[i]) / EPISODE_STRATA
+            episode[i] += (slowed_reads * f + (1 - slowed_reads) * usual[i]) / EPISODE_STRATA
     share = episode_share_of_hour(plan)
     return [(1 - share) * u + share * e for u, e in zip(usual, episode, strict=True)]
 

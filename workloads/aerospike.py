@@ -369,14 +369,14 @@ def episode_hour(layout: Layout, catalog: Catalog, load: ActLoad, usual: Sequenc
     add_set()
     while True:
         parts = [(t, [_stratum(r, due, t.over_ms) for r in runs]) for t in usual]
-        rows = tuple(_hour_threshold(t, strata, share) for t, strata in parts)
+        rows = tuple(_hour_threshold(t, per_stratum, share) for t, per_stratum in parts)
         if not judged or act_decided(rows) is not None:
             break
         # The straddling thresholds: does the usual hours' half-width weigh more than the
         # strata's in any of them? Then the usual hours' next replication, else more strata.
         usual_first = any(
-            (1 - share) * (t.ci95_pct[1] - t.pct) > share * _half(strata)
-            for (t, strata), row in zip(parts, rows, strict=True)
+            (1 - share) * (t.ci95_pct[1] - t.pct) > share * _half(per_stratum)
+            for (t, per_stratum), row in zip(parts, rows, strict=True)
             if row.ci95_pct[0] < row.limit_pct <= row.ci95_pct[1])
         more = more_usual() if usual_first and more_usual is not None else None
         if more is not None:
