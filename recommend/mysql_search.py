@@ -486,7 +486,7 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
     if server.rate_tps <= 0:  # `idle_role`: its rate is 0 at every load
         c.details["idle"] = True
         return None
-    floor_ms = p99_floor_s(plan, server) * 1000
+    floor_ms = p99_floor_s(plan, server) * 1000 if server.serves_requests else 0.0
     if floor_ms > req.p99_ms * P99_FLOOR_MARGIN:
         c.details["p99_floor_ms"] = floor_ms
         return (f"{role} p99 at least {floor_ms:,.2f} ms > {req.p99_ms:g} ms at target load "
@@ -509,7 +509,7 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
         over = _over_baseline(plan, req, _judged(plan, server, req, server_cost(plan, server))[1])
         if over:
             return f"{role} at {label} load {tps:,.0f} tps: {over}"
-        if st.p99_s * 1000 > req.p99_ms:
+        if server.serves_requests and st.p99_s * 1000 > req.p99_ms:
             return (f"{role} p99 {st.p99_s * 1000:,.1f} ms > {req.p99_ms:g} ms at {label} load "
                     f"{tps:,.0f} tps ({server.rate_tps:,.0f} {what}/s); busiest {st.binding} at "
                     f"{st.utilisation:.0%}")
@@ -1123,7 +1123,8 @@ def _meets(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
                                                                measured):
         return False
     server, st = _state(c, plan, req, replicas, tps, measured)
-    if st.backlog or st.utilisation > UTILISATION_LIMIT or st.p99_s * 1000 > req.p99_ms:
+    if st.backlog or st.utilisation > UTILISATION_LIMIT or (
+            server.serves_requests and st.p99_s * 1000 > req.p99_ms):
         return False
     if cpu_utilisation(server, c.layout) > CPU_LIMIT:
         return False

@@ -38,6 +38,11 @@ from workloads.mysql_shape import PAGE_FILL, TxnShape, WorkloadShape, shape_of, 
 PAGE = 16384
 GIB = 2**30
 LOG_BLOCK = 4096
+# The offered rate of a replica that no read reaches (a write-only shape, or one whose every
+# transaction writes): it still runs its applier, whose background streams are given per
+# foreground transaction, so its rate is this token; it serves no transactions, and has no
+# transaction latency to report or to judge (`MysqlServer.serves_requests`).
+NO_REQUESTS_TPS = 1e-9
 DOUBLEWRITE_BATCH_PAGES = 64  # pages per doublewrite batch (1 MiB), then an fsync
 Role = Literal["master", "replica"]
 # A sanity bound, far above what any server can do: `size` caps --tps at 10 M itself and then
@@ -492,6 +497,11 @@ class MysqlServer:
         self.open_rate = self.rate_tps
 
     @property
+    def serves_requests(self) -> bool:
+        """Whether any transaction reaches this server (see NO_REQUESTS_TPS)."""
+        return self.rate_tps > NO_REQUESTS_TPS
+
+    @property
     def write_apply_tps(self) -> float:
         return self.params.write_tps if self.role == "replica" else 0.0
 
@@ -652,7 +662,7 @@ def servers(params: MysqlParams, io_master: TxnIo, io_replica: TxnIo, *, data_by
     share = params.read_tps / params.replicas
     for _ in range(params.replicas):
         out.append(MysqlServer(role="replica", params=params, io=io_replica,
-                               rate_tps=max(share, 1e-9), read_share=1.0, data_bytes=data_bytes,
-                               capacity_bytes=replica_capacity))
+                               rate_tps=max(share, NO_REQUESTS_TPS), read_share=1.0,
+                               data_bytes=data_bytes, capacity_bytes=replica_capacity))
     return out
 

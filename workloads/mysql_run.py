@@ -223,6 +223,11 @@ def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine:
                         bottleneck=IDLE_TEXT)
         if engine == "des":  # the deployment's latency pools the DES servers' requests
             stats = {k: LatencyStats() for k in ("read", "write", "all")}
+    elif not server.serves_requests and not threads:
+        # A replica no read reaches runs its applier alone: no transaction of its own to time
+        # (the event simulation's has none; the analytic engine would time a phantom read).
+        none = LatencySummary()
+        level = replace(level, latency_ms=Latency(read=none, write=none, transaction=none))
     return level.extended(
         ServerLevel, achieved_tps=achieved, unfinished=unfinished,
         role=server.role, layout=str(layout.spec), offered_tps=round(server.rate_tps, 3),

@@ -156,7 +156,8 @@ def _analytic(monkeypatch: pytest.MonkeyPatch, curve: Any, cap: float) -> list[f
               measured: Any) -> tuple[Any, Any]:
         if (replicas, tps) not in c._states:
             calls.append(tps)
-            c._states[(replicas, tps)] = (None, _State(curve(tps)))
+            server = mysql_search.server_for(req, c.layout, c.role, replicas, tps, measured)
+            c._states[(replicas, tps)] = (server, _State(curve(tps)))
         return c._states[(replicas, tps)]
 
     monkeypatch.setattr(mysql_search, "_state", state)
