@@ -434,10 +434,11 @@ def _state(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, tp
 
 # The p99 floor refuses a candidate only when it is this far above the SLO. The floor is the
 # screen's own request time with every wait at a limit set to zero, so the screen's p99 is never
-# below it but for the discretisation of the two distributions (each convolution resamples its
-# operands to CONV_POINTS quantile points): over the 3,872 candidates ten sizings screen
-# (bench/p99_floor.py, the floor switched off), the floor was at most 2.34 % above the screen's
-# p99, and 2.36 % over 2,244 more with other server settings. The margin is twice that; a slow
+# below it but for the discretisation of the two distributions (each convolution keeps its sum on
+# a grid of probability bins, `advisor.sim.analytic.dist`): over the 3,872 candidates ten sizings
+# screened on 2026-11-27 (bench/p99_floor.py, the floor switched off), the floor was at most
+# 2.34 % above the screen's p99 with equally likely points; with the tail-dense bins, 0.07 %
+# over the 111 candidates the script screened on 2026-11-29. The margin stays at 5 %; a slow
 # test re-screens every candidate the floor refuses on three latency-bound requests.
 P99_FLOOR_MARGIN = 1.05
 _FLOORS: dict[Any, float] = {}  # (device geometry, request shape, rate) -> p99 floor in seconds

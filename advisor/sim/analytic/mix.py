@@ -14,6 +14,7 @@ from advisor.layout.limits import charge, device_seconds
 from advisor.layout.raid import RAID_NAMES, fanout
 from advisor.sim.analytic.dist import (
     GRID,
+    KEEP_MASS,
     ZERO,
     Dist,
     Pmf,
@@ -21,7 +22,7 @@ from advisor.sim.analytic.dist import (
     count_pmf,
     grid,
     mixture,
-    normal_grid,
+    normal_mid,
     repeat,
 )
 from advisor.sim.plan import KIND_DEVICE, KIND_IOPS, SimPlan
@@ -184,14 +185,13 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
 @lru_cache(maxsize=4096)
 def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
     u = grid()
-    z = normal_grid()
     mu, sigma = dev.mu[op], dev.sigma[op]
     pt, lo, hi = dev.ptail[op], dev.tail_lo[op], dev.tail_hi[op]
-    body = np.exp(mu + sigma * z)
+    body = np.exp(mu + sigma * normal_mid())  # the log-normal's own tail too, to 1 - 1e-6
     tail = np.exp(lo + u * (hi - lo))
     extra = size / dev.xfer_bps + (dev.flush_s if flush else 0.0)
     values = np.concatenate([body, tail]) + extra
-    weights = np.concatenate([np.full(GRID, (1 - pt) / GRID), np.full(GRID, pt / GRID)])
+    weights = np.concatenate([(1 - pt) * KEEP_MASS, np.full(GRID, pt / GRID)])
     order = np.argsort(values, kind="stable")
     values, weights = values[order], weights[order]
     if fan > 1:  # max of `fan` iid: CDF^fan

@@ -73,19 +73,22 @@ from numpy.typing import NDArray
 from advisor.layout.raid import RAID0
 from advisor.sim.analytic.commit import COMMIT, commit_rates, log_busy
 from advisor.sim.analytic.dist import (
+    KEEP_EDGES,
+    KEEP_MASS,
+    KEEP_MID,
     ZERO,
     Dist,
     Pmf,
     atom_or,
+    bin_sorted,
+    binned,
     convolve,
     exponential,
     gamma,
-    grid,
     mixture,
     pmf_mean,
     repeat,
     repeat_pmf,
-    resample,
 )
 from advisor.sim.analytic.mix import ClassParts, IoPart, Mix
 from advisor.sim.analytic.striping import striped
@@ -559,12 +562,12 @@ def _wait_dist(surv: NDArray[np.float64]) -> Dist:
     probability 1 - surv[0], else the quantiles of the conditional survival."""
     p = float(surv[0])
     cond = surv / p  # decreasing from 1
-    u = grid()  # conditional quantile levels
-    # y at which the conditional survival falls to 1 - u (log-linear between grid points)
+    # y at which the conditional survival falls to 1 - u (log-linear between grid points), at
+    # the middle of each of KEEP_EDGES' bins of conditional probability
     logs = np.log(np.maximum(cond, 1e-300))
-    ys = np.interp(-np.log1p(-u), -logs, Y_GRID)
+    ys = np.interp(-np.log1p(-KEEP_MID), -logs, Y_GRID)
     values = np.concatenate(([0.0], ys))
-    weights = np.concatenate(([1 - p], np.full(u.size, p / u.size)))
+    weights = np.concatenate(([1 - p], p * KEEP_MASS))
     return Dist(values, weights)
 
 
@@ -587,11 +590,13 @@ def equilibrium(d: Dist) -> Dist:
     w = d.weights * d.values
     if w.sum() <= 0:
         return ZERO
-    biased = Dist(d.values, w)
+    vb, wb = binned(Dist(d.values, w))  # the length-biased draw
     u = (np.arange(20) + 0.5) / 20
-    vals = np.sort((resample(biased, 50)[:, None] * u[None, :]).ravel())  # values alone
+    vals = (vb[:, None] * u[None, :]).ravel()
+    order = np.argsort(vals)
+    values, mass = bin_sorted(vals[order], np.repeat(wb / u.size, u.size)[order], KEEP_EDGES)
     mean = float(np.dot(d.values**2, d.weights) / np.dot(d.values, d.weights)) / 2
-    return Dist(vals, np.full(vals.size, 1.0 / vals.size), mean)
+    return Dist(values, mass, mean)
 
 
 def group_commit(flush: Dist, rate: float) -> Dist:
