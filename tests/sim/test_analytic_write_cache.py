@@ -10,7 +10,7 @@ import pytest
 from advisor.layout import resolve
 from advisor.sim.analytic import build_mix
 from advisor.sim.analytic.commit import with_group_commit
-from advisor.sim.analytic.dist import Dist
+from advisor.sim.analytic.dist import ZERO, Dist
 from advisor.sim.analytic.mix import Mix, pattern_mix
 from advisor.sim.analytic.phases import closed_split, open_split
 from advisor.sim.analytic.waits import Chain, ahead_of, limit_waits, regressed_sum
@@ -50,10 +50,10 @@ def test_the_instance_store_plan_carries_its_cache() -> None:
 def test_a_chain_of_reads_then_writes_charges_writes_only_beyond_the_cache() -> None:
     """A backlog that stays put (carry 1, no drain): each read waits w, each write (w - C)^+."""
     w = Dist(np.array([0.5e-3, 2.0e-3, 4.0e-3]), np.array([0.5, 0.3, 0.2]))
-    s = regressed_sum(w, 3, Chain(carry=1.0, step_s=0.0, fresh=0.0), writes=1, ahead_s=CACHE_S)
+    s = regressed_sum(w, 3, Chain(carry=1.0, step_s=0.0, later=ZERO), writes=1, ahead_s=CACHE_S)
     want = 2 * w.values + np.maximum(0.0, w.values - CACHE_S)
     assert np.allclose(np.sort(s.values), np.sort(want))
-    plain = regressed_sum(w, 3, Chain(carry=1.0, step_s=0.0, fresh=0.0))
+    plain = regressed_sum(w, 3, Chain(carry=1.0, step_s=0.0, later=ZERO))
     assert np.allclose(np.sort(plain.values), 3 * w.values)
 
 

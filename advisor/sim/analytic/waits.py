@@ -34,10 +34,14 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
    its own work still in it, drained at (1 - rho) / m: w' = max(0, carry w + own - (1 -
    carry) d), d the delay between the request's I/Os (carry = 1 - (1 - rho) / m; measured in
    the event simulation on a gp3 volume at 85 %: next wait ~0.89 x the last + 0.28 ms, this
-   gives 0.91 x + 0.28 ms). Once the chain's wait is 0, each next I/O waits afresh (an
-   independent draw) with the chance that the queue forgot its state in d, 1 - exp(-d /
-   relaxation time), the relaxation time v / (1 - rho)^2 of reflected Brownian motion. Reads,
-   writes and commits of one request are one chain.
+   gives 0.91 x + 0.28 ms). Once the chain's wait is 0, the next I/O, d after one that passed
+   freely, waits past y only if the backlog is now over tau by y and was not over tau then:
+   P(W > y) - P(W > y + d (1 - rho)) with the backlog draining steadily in between
+   (`later_wait`). An independent draw of the time-average wait instead (with the chance the
+   queue forgot its state in d, from the relaxation time of reflected Brownian motion, as it
+   was until 2026-11-29) is the same for an exponential wait near rho = 0.5, but where a
+   doublewrite batch lifts the backlog far over tau, a later I/O seldom meets the deep part of
+   it. Reads, writes and commits of one request are one chain.
 
 Group commit (`advisor.sim.kernel._group_commit`): one log write + flush F at a time; a commit
 arriving while one is in progress waits for its residual (F's equilibrium distribution) and then
@@ -632,11 +636,12 @@ def correlated_sum(wait: Dist, k: int, r: float) -> Dist:
 class Chain:
     """How the waits of one request's successive device I/Os follow each other: while the
     limit stays congested, w' = max(0, carry w + step) (`regressed_sum`); once a wait is 0, the
-    next I/O waits afresh (an independent draw) with chance `fresh`, else not."""
+    next I/O waits `later` (`later_wait`), or, when None, an independent draw of the first
+    I/O's wait."""
 
     carry: float = 0.0
     step_s: float = 0.0
-    fresh: float = 1.0
+    later: Dist | None = None
 
 
 def ahead_of(wait: Dist, ahead_s: float) -> Dist:
@@ -644,6 +649,41 @@ def ahead_of(wait: Dist, ahead_s: float) -> Dist:
     if ahead_s <= 0:
         return wait
     return Dist(np.maximum(0.0, wait.values - ahead_s), wait.weights)
+
+
+def survival(d: Dist, ys: NDArray[np.float64]) -> NDArray[np.float64]:
+    """P(W > y) for each y >= 0: the atom at 0 exactly, the rest interpolated between the
+    points at their mass centres (as `Dist.quantile`)."""
+    w = d.weights / d.weights.sum()
+    pos = d.values > 0
+    p = float(w[pos].sum())
+    if p <= 0:
+        return np.zeros(ys.size)
+    v, wp = d.values[pos], w[pos] / p
+    mid = np.cumsum(wp) - wp / 2
+    out: NDArray[np.float64] = p * (1 - np.interp(ys, v, mid, left=0.0, right=1.0))
+    return out
+
+
+def later_wait(wait: Dist, drained_s: float) -> Dist:
+    """The wait of an I/O issued after one of the same request that passed without waiting,
+    the backlog having drained `drained_s` since (the gap between them x (1 - rho)): it waits
+    past y only if the backlog is over the tolerance by y now and was not over it then, and,
+    draining at a steady rate in between, that is P(W > y) - P(W > y + drained_s), W the
+    time-average wait. An exponential W gives an independent draw with chance 1 - exp(-drained_s
+    / E[W | W > 0]). A backlog that a large job (a doublewrite batch) lifts far over the
+    tolerance at once is met by a later I/O only if the lift came within the gap: in the event
+    simulation of c5.large gp3 70 GiB behind a replica (358 tps, its bandwidth limit alone,
+    600 s) 0.42 % of the I/Os arriving at random waited over 1 ms there and 0.05 % of the
+    transactions' later reads; this gives 0.05 %, an independent draw 0.2 %."""
+    if drained_s <= 0:
+        return ZERO
+    surv = survival(wait, Y_GRID)
+    shifted = survival(wait, Y_GRID + drained_s)
+    later = np.minimum.accumulate(np.maximum(0.0, surv - shifted))
+    if later[0] < MIN_WAIT_P * MIN_WAIT_P:
+        return ZERO
+    return _wait_dist(later)
 
 
 def regressed_sum(wait: Dist, k: int, chain: Chain, *, writes: int = 0,
@@ -666,11 +706,10 @@ def regressed_sum(wait: Dist, k: int, chain: Chain, *, writes: int = 0,
         w = np.where(w > 0, np.maximum(0.0, chain.carry * w + chain.step_s), 0.0)
         total += waited(w, i)
         dead += w <= 0
-    if chain.fresh <= 0 or not dead.any():
+    fresh = wait if chain.later is None else chain.later
+    if not dead.any() or float(fresh.values.max()) <= 0:
         return Dist(total, wait.weights)
     wsum = float(wait.weights.sum())
-    fresh = Dist(np.concatenate(([0.0], wait.values)),
-                 np.concatenate(([1 - chain.fresh], chain.fresh * wait.weights / wsum)))
     parts = []
     for n0 in np.unique(dead):
         for sel in ((dead == n0) & (total <= 0), (dead == n0) & (total > 0)):
@@ -724,8 +763,7 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWai
     # work still in it) drained by (1 - carry) per unit of time.
     spacing = cls.service.mean / n_dev
     chain = Chain(carry=top.carry, step_s=top.own_s - (1 - top.carry) * spacing,
-                  fresh=1 - math.exp(-(spacing + wait.mean) / top.corr_s) if top.corr_s > 0
-                  else 1.0)
+                  later=later_wait(wait, (spacing + wait.mean) * (1 - top.rho)))
     # A transaction reads its pages, then commits: its writes are the chain's last I/Os. On a
     # device with a write-back cache they wait only for the backlog beyond it (reads and writes
     # of one request are still one chain: the cache changes what a write waits, not the queue).
