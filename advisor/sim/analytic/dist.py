@@ -66,8 +66,8 @@ class Dist:
 
     values: NDArray[np.float64]
     weights: NDArray[np.float64]
-    # The mean carried exactly through sums, mixtures and shifts (resampling a sum to a quantile
-    # grid trims its tail and would bias a mean computed from the points).
+    # The mean carried exactly through sums, mixtures and shifts (points built from a formula,
+    # an exponential's or a log-normal's, need not average to it).
     exact_mean: float | None = None
 
     def quantile(self, q: float) -> float:
@@ -137,7 +137,6 @@ def gamma(mean: float, var: float) -> Dist:
     c = 1 - 1 / (9 * k) + z * math.sqrt(1 / (9 * k))
     values = np.maximum(0.0, k * scale * c**3)
     return Dist(values, KEEP_MASS.copy(), mean)
-
 
 
 def bin_sorted(values: NDArray[np.float64], weights: NDArray[np.float64],

@@ -39,9 +39,9 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
    P(W > y) - P(W > y + d (1 - rho)) with the backlog draining steadily in between
    (`later_wait`). An independent draw of the time-average wait instead (with the chance the
    queue forgot its state in d, from the relaxation time of reflected Brownian motion, as it
-   was until 2026-11-29) is the same for an exponential wait near rho = 0.5, but where a
-   doublewrite batch lifts the backlog far over tau, a later I/O seldom meets the deep part of
-   it. Reads, writes and commits of one request are one chain.
+   was until 2026-11-29) is the same for an exponential wait near rho = 0.5, but a backlog
+   that a doublewrite batch lifts far over tau at once is met by a later I/O only if the lift
+   came within d. Reads, writes and commits of one request are one chain.
 
 Group commit (`advisor.sim.kernel._group_commit`): one log write + flush F at a time; a commit
 arriving while one is in progress waits for its residual (F's equilibrium distribution) and then
