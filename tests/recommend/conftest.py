@@ -21,3 +21,28 @@ def main_job_sized() -> MysqlSizeResult:
 @pytest.fixture(scope="module")
 def catalog() -> Catalog:
     return builtin_catalog()
+
+
+# How far below its own p99 `optimistic_screen` puts the screen's: enough that the latency-bound
+# request (--data-gb 500 --p99-ms 5) sends the event simulation candidates it rejects (27, 9 of
+# them on another instance type's shared runs). Until 2026-11-29 the screen itself was that
+# optimistic there (up to 34 % low for masters behind a replica, 78 rejections in that sizing);
+# since sums keep their tails it rejects 3. The p99 floor still refuses what no queue rescues.
+OPTIMISM = 0.6
+
+
+@pytest.fixture
+def optimistic_screen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The screen's p99 x OPTIMISM, so that the event simulation does the rejecting: what the
+    search's sharing of event-simulation runs between alike candidates is for."""
+    from dataclasses import replace
+
+    from recommend import mysql_search as ms
+
+    real = ms.evaluate
+
+    def evaluate(*args: object) -> object:
+        st = real(*args)  # type: ignore[arg-type]
+        return replace(st, p99_s=st.p99_s * OPTIMISM)
+
+    monkeypatch.setattr(ms, "evaluate", evaluate)

@@ -65,10 +65,12 @@ def test_a_limit_that_held_back_or_ran_out_is_not_shared() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("optimistic_screen")
 def test_sharing_changes_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The latency-bound request verifies ~80 candidates, most of them the same storage on
-    instance types alike for it: with the replications shared and without, the same answer
-    (every DES figure, every rejection) from fewer simulations."""
+    """The latency-bound request with an optimistic screen (conftest.OPTIMISM) verifies
+    candidates the event simulation rejects, many of them the same storage on instance types
+    alike for it: with the replications shared and without, the same answer (every DES figure,
+    every rejection) from fewer simulations."""
     def sized() -> tuple[dict[str, Any], int]:
         calls = {"n": 0}
         real = run_des

@@ -114,9 +114,11 @@ def test_a_different_server_shares_nothing(catalog: Catalog,
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("optimistic_screen")
 def test_the_sizing_is_the_same_with_and_without_sharing(catalog: Catalog,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """The latency-bound request, where most candidates the event simulation sees fail it:
+    """The latency-bound request with an optimistic screen (conftest.OPTIMISM), where many
+    candidates the event simulation sees fail it:
     the same recommendation and alternatives, and every candidate the search rejected on shared
     runs is one it rejects without them too (unscreened: the screen's words give way to the
     event simulation's)."""
