@@ -444,6 +444,11 @@ P99_FLOOR_MARGIN = 1.05
 _FLOORS: dict[Any, float] = {}  # (device geometry, request shape, rate) -> p99 floor in seconds
 
 
+def _p99_over(server: MysqlServer, st: SteadyState, req: MysqlSizeRequest) -> bool:
+    """Whether the server's transactions miss the SLO; a replica no read reaches has none."""
+    return server.serves_requests and st.p99_s * 1000 > req.p99_ms
+
+
 def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
     """A lower bound on the screen's p99 for this server at its offered rate: the p99 over
     transactions of their time with no wait at any limit, as the screen composes it
@@ -453,7 +458,7 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
     takes another path) the device I/Os' service times alone. Costs no queueing model, and is
     kept per device geometry, request shape and rate: candidates alike in those share it."""
     mix = server_mix(plan, server)
-    if not mix.classes:
+    if not mix.classes or not server.serves_requests:  # no transaction to time
         return 0.0
     serial = bool(plan.dev_serial[0])
     rate = 0.0 if serial else server.rate_tps
@@ -487,7 +492,7 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
     if server.rate_tps <= 0:  # `idle_role`: its rate is 0 at every load
         c.details["idle"] = True
         return None
-    floor_ms = p99_floor_s(plan, server) * 1000 if server.serves_requests else 0.0
+    floor_ms = p99_floor_s(plan, server) * 1000
     if floor_ms > req.p99_ms * P99_FLOOR_MARGIN:
         c.details["p99_floor_ms"] = floor_ms
         return (f"{role} p99 at least {floor_ms:,.2f} ms > {req.p99_ms:g} ms at target load "
@@ -510,7 +515,7 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
         over = _over_baseline(plan, req, _judged(plan, server, req, server_cost(plan, server))[1])
         if over:
             return f"{role} at {label} load {tps:,.0f} tps: {over}"
-        if server.serves_requests and st.p99_s * 1000 > req.p99_ms:
+        if _p99_over(server, st, req):
             return (f"{role} p99 {st.p99_s * 1000:,.1f} ms > {req.p99_ms:g} ms at {label} load "
                     f"{tps:,.0f} tps ({server.rate_tps:,.0f} {what}/s); busiest {st.binding} at "
                     f"{st.utilisation:.0%}")
@@ -1124,8 +1129,7 @@ def _meets(c: Candidate, catalog: Catalog, req: MysqlSizeRequest, replicas: int,
                                                                measured):
         return False
     server, st = _state(c, plan, req, replicas, tps, measured)
-    if st.backlog or st.utilisation > UTILISATION_LIMIT or (
-            server.serves_requests and st.p99_s * 1000 > req.p99_ms):
+    if st.backlog or st.utilisation > UTILISATION_LIMIT or _p99_over(server, st, req):
         return False
     if cpu_utilisation(server, c.layout) > CPU_LIMIT:
         return False

@@ -37,12 +37,15 @@ def optimistic_screen(monkeypatch: pytest.MonkeyPatch) -> None:
     search's sharing of event-simulation runs between alike candidates is for."""
     from dataclasses import replace
 
+    from advisor.sim.analytic.engine import SteadyState
+    from advisor.sim.plan import SimPlan
     from recommend import mysql_search as ms
+    from workloads.mysql import MysqlServer
 
     real = ms.evaluate
 
-    def evaluate(*args: object) -> object:
-        st = real(*args)  # type: ignore[arg-type]
+    def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
+        st = real(plan, server, req)
         return replace(st, p99_s=st.p99_s * OPTIMISM)
 
     monkeypatch.setattr(ms, "evaluate", evaluate)

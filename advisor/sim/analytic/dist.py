@@ -163,14 +163,13 @@ def bin_sorted(values: NDArray[np.float64], weights: NDArray[np.float64],
     return np.maximum.accumulate(inside / mass), mass
 
 
-def binned(d: Dist, edges: Edges | None = None) -> tuple[NDArray[np.float64],
-                                                       NDArray[np.float64]]:
-    """(values, masses) of d on the probability bins `edges` (`bin_sorted`; OPERAND_EDGES')."""
+def binned(d: Dist) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(values, masses) of d on OPERAND_EDGES' bins (`bin_sorted`)."""
     v, w = d.values, d.weights
     if v.size > 1 and bool(np.any(v[1:] < v[:-1])):
         order = np.argsort(v, kind="stable")
         v, w = v[order], w[order]
-    return bin_sorted(v, w, OPERAND_EDGES if edges is None else edges)
+    return bin_sorted(v, w, OPERAND_EDGES)
 
 
 def convolve(a: Dist, b: Dist) -> Dist:
