@@ -2,6 +2,7 @@
 sums (convolution), mixtures, repeats and the percentile summary the engines report. Means are
 carried exactly through every operation."""
 
+import hashlib
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -172,6 +173,14 @@ def binned(d: Dist) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     return bin_sorted(v, w, OPERAND_EDGES)
 
 
+# Sums already taken, by their operands' points: a sizing takes the same sum many times over (the
+# same device's service times summed for candidates that differ only in their instance, a knee's
+# probes that leave a class's I/Os as they were): 2,465 sums of 369 distinct operand pairs in
+# `size --data-gb 500 --p99-ms 5`, 319 of 91 in the main job. Bounded: cleared when full.
+_SUMS: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
+MAX_SUMS = 4096  # ~5 KB each
+
+
 def convolve(a: Dist, b: Dist) -> Dist:
     """Distribution of the sum of independent draws from a and b (each on OPERAND_EDGES' bins,
     the sum kept on KEEP_EDGES')."""
@@ -179,12 +188,25 @@ def convolve(a: Dist, b: Dist) -> Dist:
         return b.shifted(float(a.values[0]))
     if b.values.size == 1:
         return a.shifted(float(b.values[0]))
-    va, wa = binned(a)
-    vb, wb = binned(b)
-    sums = (va[:, None] + vb[None, :]).ravel()
-    order = np.argsort(sums)  # ties: the bins' values do not depend on their order
-    values, mass = bin_sorted(sums[order], (wa[:, None] * wb[None, :]).ravel()[order], KEEP_EDGES)
-    return Dist(values, mass, a.mean + b.mean)
+    h = hashlib.blake2b(digest_size=20)
+    for arr in (a.values, a.weights, b.values, b.weights):
+        h.update(np.ascontiguousarray(arr, dtype=np.float64).tobytes())
+        h.update(b"|")
+    key = h.digest()
+    kept = _SUMS.get(key)
+    if kept is None:
+        va, wa = binned(a)
+        vb, wb = binned(b)
+        sums = (va[:, None] + vb[None, :]).ravel()
+        order = np.argsort(sums)  # ties: the bins' values do not depend on their order
+        values, mass = bin_sorted(sums[order], (wa[:, None] * wb[None, :]).ravel()[order],
+                                  KEEP_EDGES)
+        values.setflags(write=False)  # shared by every sum of the same operands
+        mass.setflags(write=False)
+        if len(_SUMS) >= MAX_SUMS:
+            _SUMS.clear()
+        kept = _SUMS[key] = (values, mass)
+    return Dist(kept[0], kept[1], a.mean + b.mean)
 
 
 def summary_ms(d: Dist) -> dict[str, float | None]:
