@@ -167,7 +167,7 @@ def device_key(plan: SimPlan) -> DeviceKey:
 
 def _device_key(plan: SimPlan) -> DeviceKey:
     def row(a: NDArray[np.float64]) -> tuple[float, ...]:
-        return tuple(float(x) for x in a[0])
+        return tuple(a[0].tolist())  # Python floats, as float(x) gives them
 
     return DeviceKey(raid=int(plan.raid), members=int(plan.members),
                      chunk_bytes=int(plan.chunk_bytes), mu=row(plan.dev_mu),
