@@ -35,3 +35,16 @@ def format_gib(size_gib: float) -> str:
     if size_gib >= 1024 and size_gib % 1024 == 0:
         return f"{int(size_gib // 1024)}TiB"
     return f"{int(size_gib)}GiB" if size_gib == int(size_gib) else f"{size_gib:g}GiB"
+
+
+def shown_past(value: float, limit: float, *, percent: bool = True, digits: int = 0) -> str:
+    """`value` with just the digits that show it past `limit`: a load at 95.3 % of a 95 % limit
+    reads "95.3%", not "95%" beside "(limit 95%)", which reads as within it; a p99 of 10.04 ms
+    against 10 ms reads "10.04", not "10.0". At most three digits more than `digits`."""
+    scale = 100.0 if percent else 1.0
+    text = ""
+    for d in range(digits, digits + 4):
+        text = f"{value * scale:,.{d}f}"
+        if (float(text.replace(",", "")) > limit * scale) == (value > limit):
+            break
+    return text + ("%" if percent else "")

@@ -53,6 +53,7 @@ from advisor.sim.plan import (
     with_member_slow,
 )
 from advisor.sim.stats import LatencyStats, t_half_width
+from advisor.units import shown_past
 from recommend.candidates import Demand, instance_groups, instance_specs
 from recommend.request import MysqlSizeRequest
 from recommend.result import Bottleneck, BurstUse, DesCheck, DesLoad
@@ -231,7 +232,7 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
     cpu = cpu_utilisation(server, layout)
     if cpu > CPU_LIMIT:
         vcpu = layout.instance.vcpu if layout.instance else "?"
-        return (f"CPU {cpu:.0%} busy at {server.params.tps:,.0f} tps on {vcpu} "
+        return (f"CPU {shown_past(cpu, CPU_LIMIT)} busy at {server.params.tps:,.0f} tps on {vcpu} "
                 f"vCPU (limit {CPU_LIMIT:.0%})")
     reads, writes, mib = _demand(server)
     lim = c.limits(catalog)
@@ -267,7 +268,7 @@ def _precheck(c: Candidate, catalog: Catalog, server: MysqlServer,
             why = judged.baseline_only.get(name)
             c.details["near_miss"] = used <= rate  # within the rate, not within the margin
             return (f"needs {used:,.1f} {unit} of {name} at {tps:,.0f} tps "
-                    f"({_over(used / rate)}, limit {UTILISATION_LIMIT:.0%}): "
+                    f"({_over(used / rate, UTILISATION_LIMIT)}, limit {UTILISATION_LIMIT:.0%}): "
                     f"{'its sustained baseline is' if why else 'it allows'} {rate:,.1f} {unit}"
                     f"{f'; {why}' if why else ''}")
     c._plan = judged  # the plan the screen and the event simulation judge the candidate on
@@ -295,8 +296,8 @@ def _spend(plan: SimPlan, cost: NDArray[np.float64], rate: float) -> dict[int, f
     return {l: rate * float(cost[l]) for l in plan.bucket_limits()}
 
 
-def _over(util: float) -> str:
-    return f"{util:.0%}" if util < 10 else f"{util:,.0f}x"
+def _over(util: float, limit: float = 1.0) -> str:
+    return shown_past(util, limit) if util < 10 else f"{util:,.0f}x"
 
 
 def server_mix(plan: SimPlan, server: MysqlServer) -> Mix:
@@ -431,7 +432,8 @@ def _over_baseline(plan: SimPlan, req: MysqlSizeRequest,
             util = d.peak_spend_per_s / d.earn_per_s
             if util > UTILISATION_LIMIT:
                 unit = "MiB/s" if plan.lim_kind[l] == KIND_MIB else "IOPS"
-                return (f"{plan.limit_names[l]} {util:.0%} busy of its sustained baseline "
+                return (f"{plan.limit_names[l]} {shown_past(util, UTILISATION_LIMIT)} busy of its "
+                        "sustained baseline "
                         f"{d.earn_per_s:,.1f} {unit} (limit {UTILISATION_LIMIT:.0%})")
     return None
 
@@ -541,13 +543,15 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
         what = "reads" if role == "replica" else "writes" if replicas else "transactions"
         if st.backlog or st.utilisation > UTILISATION_LIMIT:
             return (f"{role} saturates at {label} load {tps:,.0f} tps ({server.rate_tps:,.0f} "
-                    f"{what}/s): {st.binding} {min(st.utilisation, 9.99):.0%} busy"
+                    f"{what}/s): {st.binding} "
+                    f"{shown_past(min(st.utilisation, 9.99), UTILISATION_LIMIT)} busy"
                     f"{_baseline_words(plan, server, req, st.binding)}")
         over = _over_baseline(plan, req, _judged(plan, server, req, server_cost(plan, server))[1])
         if over:
             return f"{role} at {label} load {tps:,.0f} tps: {over}"
         if _p99_over(server, st, req):
-            return (f"{role} p99 {st.p99_s * 1000:,.1f} ms > {req.p99_ms:g} ms at {label} load "
+            p99 = shown_past(st.p99_s * 1000, req.p99_ms, percent=False, digits=1)
+            return (f"{role} p99 {p99} ms > {req.p99_ms:g} ms at {label} load "
                     f"{tps:,.0f} tps ({server.rate_tps:,.0f} {what}/s); busiest {st.binding} at "
                     f"{st.utilisation:.0%}")
         if role == "replica":

@@ -19,6 +19,7 @@ from advisor.sim.result import des_level
 from advisor.sim.results import Latency, LatencySummary
 from advisor.sim.source import Background, Requests
 from advisor.sim.stats import LatencyStats
+from advisor.units import shown_past
 from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, servers
 from workloads.results import (
     DeployedLayouts,
@@ -238,7 +239,8 @@ def _server_level(server: MysqlServer, layout: Layout, plan: SimPlan, *, engine:
 def _verdict(levels: list[ServerLevel], p99: float | None, p99_ms: float) -> list[str]:
     why = []
     if p99 is not None and p99 > p99_ms:
-        why.append(f"transaction p99 {p99:,.2f} ms > {p99_ms:g} ms")
+        why.append(f"transaction p99 {shown_past(p99, p99_ms, percent=False, digits=2)} ms > "
+                   f"{p99_ms:g} ms")
     for s in levels:
         role = s.role
         if s.replication is not None and s.replication.falls_behind:
@@ -248,7 +250,8 @@ def _verdict(levels: list[ServerLevel], p99: float | None, p99_ms: float) -> lis
         if s.background is not None and s.background.lag_s > BACKGROUND_LAG_LIMIT_S:
             why.append(f"{role} page flushing falls behind ({s.background.lag_s:,.1f} s late)")
         if s.cpu_utilisation > CPU_LIMIT:
-            why.append(f"{role} CPU {s.cpu_utilisation:.0%} busy (> {CPU_LIMIT:.0%})")
+            why.append(f"{role} CPU {shown_past(s.cpu_utilisation, CPU_LIMIT)} busy "
+                       f"(> {CPU_LIMIT:.0%})")
     return why
 
 
