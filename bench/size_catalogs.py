@@ -10,11 +10,14 @@ on it skipped the long-run p99's event simulations, ~0.4 s of the difference.) `
 keeps the old file's own entries instead. Each request is sized on both catalogs in turn,
 alternating, after one warm-up run of each, so both see the same host load; the figure is the
 median process CPU time (user + system) of the core call, which moves far less than wall time
-on a shared host. The answers' JSON (without the search's timing) is printed as a digest so two
-code trees can be compared.
+on a shared host. Each run starts with the process's memos emptied (`advisor.memo.clear_all`:
+sums, costs, floors, steady states kept by what they are computed from), as a new request in a
+fresh process would (imports and the compiled kernel stay); `--keep-memos` keeps them, as a
+long-running API process would for its next request. The answers' JSON (without the search's
+timing) is printed as a digest so two code trees can be compared.
 
     python bench/size_catalogs.py [--repeats 5] [--old-catalog FILE] [--old-entries]
-                                  [--format json]
+                                  [--keep-memos] [--format json]
 """
 
 import argparse
@@ -31,6 +34,7 @@ from typing import Any
 from advisor.catalog import builtin_catalog
 from advisor.catalog.load import extend_catalog
 from advisor.catalog.model import Catalog
+from advisor.memo import clear_all
 from advisor.serial import to_json
 from recommend.request import size_request
 from recommend.run import run_size
@@ -85,6 +89,8 @@ def main() -> None:
                     help="size only this request (repeatable; default: all)")
     ap.add_argument("--old-entries", action="store_true",
                     help="the old catalog's own figures and device models, not today's")
+    ap.add_argument("--keep-memos", action="store_true",
+                    help="keep the process's memos between runs (a long-running API process)")
     ap.add_argument("--format", choices=("text", "json"), default="text")
     args = ap.parse_args()
     if args.repeats < 1:
@@ -98,10 +104,12 @@ def main() -> None:
         req = size_request(fields)
         cpu: dict[str, list[float]] = {k: [] for k in catalogs}
         seen: dict[str, tuple[str, dict[str, Any]]] = {}
-        for k, cat in catalogs.items():  # warm-up: imports, compiled kernel, caches
+        for k, cat in catalogs.items():  # warm-up: imports, compiled kernel
             seen[k] = answer(run_size(req, cat))
         for _ in range(args.repeats):
             for k, cat in catalogs.items():
+                if not args.keep_memos:
+                    clear_all()
                 start = time.process_time()
                 run_size(req, cat)
                 cpu[k].append(time.process_time() - start)

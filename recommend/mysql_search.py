@@ -17,7 +17,7 @@ import contextlib
 import hashlib
 import heapq
 import math
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Hashable, Iterator, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field, fields, replace
 from functools import partial
@@ -34,6 +34,7 @@ from advisor.layout.cost import HOURS_PER_MONTH, Cost, layout_cost, monthly_usd
 from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
+from advisor.memo import Memo
 from advisor.sim.analytic import SteadyState, build_mix, steady_state
 from advisor.sim.analytic.commit import grouped_cost, with_group_commit
 from advisor.sim.analytic.dist import ZERO, convolve, mixture
@@ -316,7 +317,7 @@ def server_mix(plan: SimPlan, server: MysqlServer) -> Mix:
 # A server's cost per transaction at the limits, by what it is computed from (the plan's device
 # model and charges, the server): candidates of one storage layout on instance types alike in
 # memory and CPU ask for the same one (5,002 asks, 1,405 distinct, over five sizings). Bounded.
-_COSTS: dict[Any, NDArray[np.float64]] = {}
+_COSTS: Memo[Hashable, NDArray[np.float64]] = Memo(4096)
 
 
 def server_cost(plan: SimPlan, server: MysqlServer) -> NDArray[np.float64]:
@@ -328,9 +329,7 @@ def server_cost(plan: SimPlan, server: MysqlServer) -> NDArray[np.float64]:
         cost = grouped_cost(plan, server.request_classes(), server.background_specs(),
                             server.rate_tps)
         cost.flags.writeable = False
-        if len(_COSTS) > 4096:
-            _COSTS.clear()
-        _COSTS[key] = cost
+        _COSTS.put(key, cost)
     return cost
 
 
@@ -359,10 +358,28 @@ def _buckets_judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
     return mix, judged, days
 
 
+# Steady states by everything they are computed from: the judged plan's figures (not its names:
+# instance types alike in vCPU, memory and EBS limits, m6g.large and m7g.large say, give plans
+# that differ only in them), the server and the peak. Of the 101 a latency-bound sizing on the
+# built-in catalog computed, 50 had the storage and server of another. Bounded: cleared when full.
+_STATES: Memo[bytes, tuple[SteadyState, int]] = Memo(2048)
+
+
 def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
     """The server's steady state over the peak, each credit bucket judged for this load."""
-    judged, mix = _judged_mix(plan, server, req)
-    return steady_state(judged, mix, rate=server.rate_tps, duration_s=req.peak_hours * 3600)
+    judged, _ = _judged(plan, server, req, server_cost(plan, server))
+    h = hashlib.blake2b(_plan_bytes(judged, _NOT_SIMULATED), digest_size=20)
+    h.update(repr((server, req.peak_hours)).encode())
+    key = h.digest()
+    kept = _STATES.get(key)
+    if kept is None:
+        st = steady_state(judged, server_mix(plan, server), rate=server.rate_tps,
+                          duration_s=req.peak_hours * 3600)
+        names = judged.limit_names
+        kept = _STATES.put(key, (st, names.index(st.binding) if st.binding in names else -1))
+    st, binding = kept
+    # The binding limit by its place in the plan, named as this plan names it.
+    return st if binding < 0 else replace(st, binding=judged.limit_names[binding])
 
 
 def load_on_limits(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
@@ -457,11 +474,12 @@ def _state(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int, tp
 # over the 111 candidates the script screened on 2026-11-29. The margin stays at 5 %; a slow
 # test re-screens every candidate the floor refuses on three latency-bound requests.
 P99_FLOOR_MARGIN = 1.05
-_FLOORS: dict[Any, float] = {}  # (device geometry, request shape, rate) -> p99 floor in seconds
+# (device geometry, request shape, rate) -> p99 floor in seconds
+_FLOORS: Memo[Hashable, float] = Memo(256)
 # The floor by what its mix is built from (the plan's device model and charges, the server), so a
 # candidate whose floor another candidate's plan already gave builds no mix for it: 545 floors on
 # `--data-gb 500 --p99-ms 5` built 545 mixes (a third of the screen's time) for 83 distinct floors.
-_FLOORS_BY_SERVER: dict[Any, float] = {}
+_FLOORS_BY_SERVER: Memo[Hashable, float] = Memo(4096)  # ~1,000 in five sizings
 
 
 def _p99_over(server: MysqlServer, st: SteadyState, req: MysqlSizeRequest) -> bool:
@@ -482,10 +500,7 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
     front = (device_key(plan), charge_key(plan), repr(server))
     floor = _FLOORS_BY_SERVER.get(front)
     if floor is None:
-        floor = _p99_floor_s(plan, server)
-        if len(_FLOORS_BY_SERVER) > 4096:  # bounded: ~1,000 servers and plans in five sizings
-            _FLOORS_BY_SERVER.clear()
-        _FLOORS_BY_SERVER[front] = floor
+        floor = _FLOORS_BY_SERVER.put(front, _p99_floor_s(plan, server))
     return floor
 
 
@@ -512,9 +527,7 @@ def _p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
                 total = class_latency(mix, cls, rate, ZERO, None)
             parts.append((cls.probability, total))
         floor = mixture(parts).quantile(0.99) + mix.extra_latency_s
-        if len(_FLOORS) > 256:  # bounded: a sizing meets a few dozen geometries and rates
-            _FLOORS.clear()
-        _FLOORS[key] = floor
+        _FLOORS.put(key, floor)  # a sizing meets a few dozen geometries and rates
     return floor
 
 

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from advisor.memo import tracked
 from advisor.options import FieldError, Opt, check_value
 from advisor.sim.analytic import IoSpec, RequestClass
 from advisor.sim.source import (
@@ -290,6 +291,7 @@ def derive_io(params: MysqlParams, memory_gib: float, vcpu: int = 2) -> TxnIo:
     return _derive_io(params, float(memory_gib), int(vcpu))
 
 
+@tracked
 @lru_cache(maxsize=4096)
 def _derive_io(params: MysqlParams, memory_gib: float, vcpu: int) -> TxnIo:
     p = params

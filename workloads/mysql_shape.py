@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from advisor.memo import tracked
 from advisor.options import FieldError
 
 PAGE = 16384
@@ -211,6 +212,7 @@ def _zipf_bands(theta: float, n_rows: float = 1e8, n_bands: int = 48) -> tuple[
     return tuple((r, a / norm_acc) for r, a in bands)
 
 
+@tracked
 @lru_cache(maxsize=256)
 def parse_skew(text: str) -> Skew:
     """`uniform`, `special` (sysbench's default), `hot:ROWS%:ACCESSES%` (e.g. hot:10%:90%: 10 % of
@@ -327,6 +329,7 @@ class WorkloadShape:
         return out
 
 
+@tracked
 @lru_cache(maxsize=256)
 def shape_of(preset: str, *, read_txn: str | None = None, write_txn: str | None = None,
              row_bytes: int | None = None, secondary_indexes: int | None = None,

@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
+from advisor.memo import Memo
 from advisor.percentiles import PERCENTILES
 
 GRID = 400  # equally likely points of a distribution built on a plain grid
@@ -177,8 +178,7 @@ def binned(d: Dist) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
 # same device's service times summed for candidates that differ only in their instance, a knee's
 # probes that leave a class's I/Os as they were): 2,465 sums of 369 distinct operand pairs in
 # `size --data-gb 500 --p99-ms 5`, 319 of 91 in the main job. Bounded: cleared when full.
-_SUMS: dict[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
-MAX_SUMS = 4096  # ~5 KB each
+_SUMS: Memo[bytes, tuple[NDArray[np.float64], NDArray[np.float64]]] = Memo(4096)  # ~5 KB each
 
 
 def convolve(a: Dist, b: Dist) -> Dist:
@@ -203,9 +203,7 @@ def convolve(a: Dist, b: Dist) -> Dist:
                                   KEEP_EDGES)
         values.setflags(write=False)  # shared by every sum of the same operands
         mass.setflags(write=False)
-        if len(_SUMS) >= MAX_SUMS:
-            _SUMS.clear()
-        kept = _SUMS[key] = (values, mass)
+        kept = _SUMS.put(key, (values, mass))
     return Dist(kept[0], kept[1], a.mean + b.mean)
 
 

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from advisor.layout.limits import charge, device_seconds
 from advisor.layout.raid import RAID_NAMES, fanout
+from advisor.memo import Memo, tracked
 from advisor.sim.analytic.dist import (
     GRID,
     KEEP_MASS,
@@ -182,6 +183,7 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
     return _service_dist(device_key(plan), op, size, fan, flush)
 
 
+@tracked
 @lru_cache(maxsize=4096)
 def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
     u = grid()
@@ -235,8 +237,8 @@ def charge_key(plan: SimPlan) -> Hashable:
 # Charges shared between plans (`charge_key`), bounded: a sizing meets a few hundred
 # combinations of accounting, device and request shape.
 _SHARED_MAX = 4096
-_SHARED_CHARGE: dict[Hashable, NDArray[np.float64]] = {}  # one I/O's (`_charge`)
-_SHARED_CHARGES: dict[Hashable, "_Charges"] = {}  # request classes' (`_charges`)
+_SHARED_CHARGE: Memo[Hashable, NDArray[np.float64]] = Memo(_SHARED_MAX)  # one I/O's (`_charge`)
+_SHARED_CHARGES: Memo[Hashable, "_Charges"] = Memo(_SHARED_MAX)  # request classes' (`_charges`)
 
 
 def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
@@ -267,9 +269,7 @@ def _charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.flo
     key = (charge_key(plan), op, size, random)
     out = _SHARED_CHARGE.get(key)
     if out is None:
-        if len(_SHARED_CHARGE) >= _SHARED_MAX:
-            _SHARED_CHARGE.clear()
-        out = _SHARED_CHARGE[key] = _fresh_charge(plan, op, size, random)
+        out = _SHARED_CHARGE.put(key, _fresh_charge(plan, op, size, random))
         out.flags.writeable = False
     return out
 
@@ -313,6 +313,7 @@ def _io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
     return _charge(plan, op, size, random), dist, serial
 
 
+@tracked
 @lru_cache(maxsize=4096)
 def logical_service(dev: DeviceKey, op: int, size: float) -> tuple[Dist, float]:
     """(service distribution, serial-device seconds) of one logical I/O on a device and RAID
@@ -406,6 +407,7 @@ class _Services:
 
 # Bounded: a sizing meets a few dozen device geometries x request shapes; each entry holds its
 # sums of services (up to a few MB).
+@tracked
 @lru_cache(maxsize=64)
 def _services(dev: DeviceKey, classes: tuple[RequestClass, ...]) -> _Services:
     parts: list[tuple[float, Dist]] = []
@@ -438,9 +440,7 @@ def _charges(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Charges:
     key = (charge_key(plan), device_key(plan), classes)
     out = _SHARED_CHARGES.get(key)
     if out is None:
-        if len(_SHARED_CHARGES) >= _SHARED_MAX:
-            _SHARED_CHARGES.clear()
-        out = _SHARED_CHARGES[key] = _fresh_charges(plan, classes)
+        out = _SHARED_CHARGES.put(key, _fresh_charges(plan, classes))
     return out
 
 

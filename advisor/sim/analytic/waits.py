@@ -75,6 +75,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.layout.raid import RAID0
+from advisor.memo import tracked
 from advisor.sim.analytic.commit import COMMIT, commit_rates, log_busy
 from advisor.sim.analytic.dist import (
     KEEP_EDGES,
@@ -220,6 +221,7 @@ def _add_pmf(a: Pmf, b: Pmf) -> Pmf:
     return tuple(sorted(acc.items()))
 
 
+@tracked
 @lru_cache(maxsize=4096)
 def _cluster_counts(offsets: tuple[float, ...]) -> NDArray[np.float64]:
     """For windows of every length t in T_GRID (rows) sliding over points at `offsets` (the
@@ -371,6 +373,7 @@ def _mg1_survival(jobs: list[tuple[float, float]],
     return _mg1_kept(tuple(jobs), np.asarray(levels, dtype=np.float64).tobytes())
 
 
+@tracked
 @lru_cache(maxsize=1024)
 def _mg1_kept(jobs: tuple[tuple[float, float], ...], levels_bytes: bytes) -> NDArray[np.float64]:
     out = _mg1_lattice(jobs, np.frombuffer(levels_bytes, dtype=np.float64))
