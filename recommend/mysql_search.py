@@ -359,7 +359,7 @@ def _buckets_judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
 
 
 # Steady states by everything they are computed from: the judged plan's figures (not its names:
-# instance types alike in vCPU, memory and EBS limits, m6g.large and m7g.large say, give plans
+# instance types alike in vCPU, memory and EBS limits, m6i.large and m7i.large say, give plans
 # that differ only in them), the server and the peak. Of the 101 a latency-bound sizing on the
 # built-in catalog computed, 50 had the storage and server of another. Bounded: cleared when full.
 _STATES: Memo[bytes, tuple[SteadyState, int]] = Memo(2048)
@@ -494,7 +494,8 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
     commit's group commit with the other commits at this rate, and the mix's extra latency. The
     screen adds waits >= 0 to exactly this. On a serial device (an HDD's seeks, whose latency
     takes another path) the device I/Os' service times alone. Costs no queueing model, and is
-    kept per device geometry, request shape and rate: candidates alike in those share it."""
+    kept per device geometry, request shape and rate, and by the plan and server it is built
+    from: candidates alike in those share it."""
     if not server.serves_requests:  # no transaction to time
         return 0.0
     front = (device_key(plan), charge_key(plan), repr(server))
