@@ -7,7 +7,7 @@ next request. Each memo holds results that depend only on their key, so keeping 
 answer; `clear_all` empties every one (a benchmark of a new request in a fresh process).
 """
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any, Generic, Protocol, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -33,6 +33,11 @@ class Memo(Generic[K, V]):
 
     def get(self, key: K) -> V | None:
         return self._held.get(key)
+
+    def kept(self, key: K, make: Callable[[], V]) -> V:
+        """The value held for `key`, made by `make()` and held first if there is none."""
+        value = self._held.get(key)
+        return self.put(key, make()) if value is None else value
 
     def put(self, key: K, value: V) -> V:
         if len(self._held) >= self.size:

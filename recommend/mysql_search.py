@@ -323,14 +323,19 @@ _COSTS: Memo[Hashable, NDArray[np.float64]] = Memo(4096)
 def server_cost(plan: SimPlan, server: MysqlServer) -> NDArray[np.float64]:
     """`server_mix(plan, server).cost`, to the bit, without the mix's service times: what the
     precheck's capacity checks read (`grouped_cost`). Read-only: it is shared."""
-    key = (device_key(plan), charge_key(plan), repr(server))
-    cost = _COSTS.get(key)
-    if cost is None:
+    def make() -> NDArray[np.float64]:
         cost = grouped_cost(plan, server.request_classes(), server.background_specs(),
                             server.rate_tps)
         cost.flags.writeable = False
-        _COSTS.put(key, cost)
-    return cost
+        return cost
+
+    return _COSTS.kept(_built_from(plan, server), make)
+
+
+def _built_from(plan: SimPlan, server: MysqlServer) -> Hashable:
+    """What a server's mix on a plan is built from (and so its cost and p99 floor): the plan's
+    device model and charges, and the server."""
+    return (device_key(plan), charge_key(plan), repr(server))
 
 
 def _judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
@@ -370,14 +375,14 @@ def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> Stead
     judged, _ = _judged(plan, server, req, server_cost(plan, server))
     h = hashlib.blake2b(_plan_bytes(judged, _NOT_SIMULATED), digest_size=20)
     h.update(repr((server, req.peak_hours)).encode())
-    key = h.digest()
-    kept = _STATES.get(key)
-    if kept is None:
+
+    def make() -> tuple[SteadyState, int]:
         st = steady_state(judged, server_mix(plan, server), rate=server.rate_tps,
                           duration_s=req.peak_hours * 3600)
         names = judged.limit_names
-        kept = _STATES.put(key, (st, names.index(st.binding) if st.binding in names else -1))
-    st, binding = kept
+        return st, names.index(st.binding) if st.binding in names else -1
+
+    st, binding = _STATES.kept(h.digest(), make)
     # The binding limit by its place in the plan, named as this plan names it.
     return st if binding < 0 else replace(st, binding=judged.limit_names[binding])
 
@@ -498,11 +503,7 @@ def p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
     from: candidates alike in those share it."""
     if not server.serves_requests:  # no transaction to time
         return 0.0
-    front = (device_key(plan), charge_key(plan), repr(server))
-    floor = _FLOORS_BY_SERVER.get(front)
-    if floor is None:
-        floor = _FLOORS_BY_SERVER.put(front, _p99_floor_s(plan, server))
-    return floor
+    return _FLOORS_BY_SERVER.kept(_built_from(plan, server), lambda: _p99_floor_s(plan, server))
 
 
 def _p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
@@ -515,8 +516,8 @@ def _p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
            tuple((cls.probability, tuple((io.op, io.size_bytes, io.pmf, io.rate, io.random)
                                          for io in cls.ios))
                  for cls in mix.classes))
-    floor = _FLOORS.get(key)
-    if floor is None:
+
+    def make() -> float:
         parts = []
         for cls in mix.classes:
             if serial:
@@ -527,9 +528,9 @@ def _p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
             else:
                 total = class_latency(mix, cls, rate, ZERO, None)
             parts.append((cls.probability, total))
-        floor = mixture(parts).quantile(0.99) + mix.extra_latency_s
-        _FLOORS.put(key, floor)  # a sizing meets a few dozen geometries and rates
-    return floor
+        return mixture(parts).quantile(0.99) + mix.extra_latency_s
+
+    return _FLOORS.kept(key, make)  # a sizing meets a few dozen geometries and rates
 
 
 def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,

@@ -192,19 +192,21 @@ def convolve(a: Dist, b: Dist) -> Dist:
     for arr in (a.values, a.weights, b.values, b.weights):
         h.update(np.ascontiguousarray(arr, dtype=np.float64).tobytes())
         h.update(b"|")
-    key = h.digest()
-    kept = _SUMS.get(key)
-    if kept is None:
-        va, wa = binned(a)
-        vb, wb = binned(b)
-        sums = (va[:, None] + vb[None, :]).ravel()
-        order = np.argsort(sums)  # ties: the bins' values do not depend on their order
-        values, mass = bin_sorted(sums[order], (wa[:, None] * wb[None, :]).ravel()[order],
-                                  KEEP_EDGES)
-        values.setflags(write=False)  # shared by every sum of the same operands
-        mass.setflags(write=False)
-        kept = _SUMS.put(key, (values, mass))
-    return Dist(kept[0], kept[1], a.mean + b.mean)
+    values, mass = _SUMS.kept(h.digest(), lambda: _summed(a, b))
+    return Dist(values, mass, a.mean + b.mean)
+
+
+def _summed(a: Dist, b: Dist) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(values, masses) of the sum of a and b on KEEP_EDGES' bins, read-only: shared by every
+    sum of the same operands."""
+    va, wa = binned(a)
+    vb, wb = binned(b)
+    sums = (va[:, None] + vb[None, :]).ravel()
+    order = np.argsort(sums)  # ties: the bins' values do not depend on their order
+    values, mass = bin_sorted(sums[order], (wa[:, None] * wb[None, :]).ravel()[order], KEEP_EDGES)
+    values.setflags(write=False)
+    mass.setflags(write=False)
+    return values, mass
 
 
 def summary_ms(d: Dist) -> dict[str, float | None]:

@@ -206,8 +206,8 @@ def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -
 
 def _frozen(d: Dist) -> Dist:
     """The distribution with read-only arrays: it is shared between plans and requests."""
-    d.values.flags.writeable = False
-    d.weights.flags.writeable = False
+    _frozen_array(d.values)
+    _frozen_array(d.weights)
     return d
 
 
@@ -267,11 +267,13 @@ def _charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.flo
     """One logical I/O's cost at every limiter (read-only), shared by plans alike in what it
     reads (`charge_key`)."""
     key = (charge_key(plan), op, size, random)
-    out = _SHARED_CHARGE.get(key)
-    if out is None:
-        out = _SHARED_CHARGE.put(key, _fresh_charge(plan, op, size, random))
-        out.flags.writeable = False
-    return out
+    return _SHARED_CHARGE.kept(key, lambda: _frozen_array(_fresh_charge(plan, op, size, random)))
+
+
+def _frozen_array(a: NDArray[np.float64]) -> NDArray[np.float64]:
+    """The array, read-only: it is shared."""
+    a.flags.writeable = False
+    return a
 
 
 def _fresh_charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.float64]:
@@ -438,10 +440,7 @@ def _charges(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Charges:
     """The classes' charges at the limits, shared by plans alike in what they read
     (`charge_key`, `device_key`)."""
     key = (charge_key(plan), device_key(plan), classes)
-    out = _SHARED_CHARGES.get(key)
-    if out is None:
-        out = _SHARED_CHARGES.put(key, _fresh_charges(plan, classes))
-    return out
+    return _SHARED_CHARGES.kept(key, lambda: _fresh_charges(plan, classes))
 
 
 def _fresh_charges(plan: SimPlan, classes: tuple[RequestClass, ...]) -> _Charges:
