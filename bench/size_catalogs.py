@@ -14,7 +14,10 @@ on a shared host. Each run starts with the process's memos emptied (`advisor.mem
 sums, costs, floors, steady states kept by what they are computed from), as a new request in a
 fresh process would (imports and the compiled kernel stay); `--keep-memos` keeps them, as a
 long-running API process would for its next request. The answers' JSON (without the search's
-timing) is printed as a digest so two code trees can be compared.
+timing) is printed as a digest so two code trees can be compared, and beside the CPU time the
+model work of a run, which does not move with the host's load: the steady states and p99 floors
+computed (the sizes of their memos after a run that started with them empty; with
+`--keep-memos`, what the runs added) and the event simulations run.
 
     python bench/size_catalogs.py [--repeats 5] [--old-catalog FILE] [--old-entries]
                                   [--keep-memos] [--format json]
@@ -31,11 +34,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import advisor.sim.des
 from advisor.catalog import builtin_catalog
 from advisor.catalog.load import extend_catalog
 from advisor.catalog.model import Catalog
 from advisor.memo import clear_all
 from advisor.serial import to_json
+from recommend import mysql_search
 from recommend.request import size_request
 from recommend.run import run_size
 
@@ -81,6 +86,38 @@ def answer(result: Any) -> tuple[str, dict[str, Any]]:
     return hashlib.sha256(blob).hexdigest()[:16], search
 
 
+class Work:
+    """The model work of the runs in between two `take`s: steady states and p99 floors
+    computed (`mysql_search`'s memos) and event simulations run (`advisor.sim.des.run_des`
+    calls, on any thread)."""
+
+    def __init__(self) -> None:
+        self.des = 0
+        run_des = advisor.sim.des.run_des
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.des += 1  # one bytecode-level increment per call, under the GIL
+            return run_des(*args, **kwargs)
+
+        advisor.sim.des.run_des = counted
+        self._base = self._now()
+
+    @staticmethod
+    def _held() -> tuple[int, int]:
+        return len(mysql_search._STATES), len(mysql_search._FLOORS)
+
+    def _now(self) -> tuple[int, int, int]:
+        return (*self._held(), self.des)
+
+    def mark(self) -> None:
+        self._base = self._now()
+
+    def take(self) -> dict[str, int]:
+        now = self._now()
+        states, floors, des = (a - b for a, b in zip(now, self._base, strict=True))
+        return {"steady_states": states, "p99_floors": floors, "event_simulations": des}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=5)
@@ -98,11 +135,13 @@ def main() -> None:
     catalogs = {"43 types": old_catalog(args.old_catalog, args.old_entries),
                 "215 types": builtin_catalog()}
     rows: list[dict[str, Any]] = []
+    counter = Work()
     for label, fields in REQUESTS.items():
         if args.request and label not in args.request:
             continue
         req = size_request(fields)
         cpu: dict[str, list[float]] = {k: [] for k in catalogs}
+        work: dict[str, dict[str, int]] = {}
         seen: dict[str, tuple[str, dict[str, Any]]] = {}
         for k, cat in catalogs.items():  # warm-up: imports, compiled kernel
             seen[k] = answer(run_size(req, cat))
@@ -110,14 +149,16 @@ def main() -> None:
             for k, cat in catalogs.items():
                 if not args.keep_memos:
                     clear_all()
+                counter.mark()
                 start = time.process_time()
                 run_size(req, cat)
                 cpu[k].append(time.process_time() - start)
+                work[k] = counter.take()
         for k in catalogs:
             rows.append({"request": label, "catalog": k, "answer": seen[k][0],
                          "search": seen[k][1],
                          "cpu_s_median": round(statistics.median(cpu[k]), 3),
-                         "cpu_s_min": round(min(cpu[k]), 3)})
+                         "cpu_s_min": round(min(cpu[k]), 3), "work": work[k]})
     if args.format == "json":
         json.dump(rows, sys.stdout, indent=2)
         print()
@@ -128,6 +169,9 @@ def main() -> None:
               f"(min {r['cpu_s_min']:.3f})  answer {r['answer']}  considered "
               f"{s.get('considered')} pruned {s.get('pruned')} screened {s.get('screened')} "
               f"verified {s.get('verified')}")
+        w = r["work"]
+        print(f"{'':38} {'':9} model work: {w['steady_states']} steady states, "
+              f"{w['p99_floors']} p99 floors, {w['event_simulations']} event simulations")
 
 
 if __name__ == "__main__":
