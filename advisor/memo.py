@@ -29,6 +29,7 @@ class Memo(Generic[K, V]):
     def __init__(self, size: int) -> None:
         self.size = size
         self._held: dict[K, V] = {}
+        self.made = 0  # values put since the process started (emptying does not reset it)
         _MEMOS.append(self)
 
     def get(self, key: K) -> V | None:
@@ -43,6 +44,7 @@ class Memo(Generic[K, V]):
         if len(self._held) >= self.size:
             self._held.clear()
         self._held[key] = value
+        self.made += 1
         return value
 
     def clear(self) -> None:

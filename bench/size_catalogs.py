@@ -16,8 +16,8 @@ fresh process would (imports and the compiled kernel stay); `--keep-memos` keeps
 long-running API process would for its next request. The answers' JSON (without the search's
 timing) is printed as a digest so two code trees can be compared, and beside the CPU time the
 model work of a run, which does not move with the host's load: the steady states and p99 floors
-computed (the sizes of their memos after a run that started with them empty; with
-`--keep-memos`, what the runs added) and the event simulations run.
+computed (values their memos made; with `--keep-memos`, those the earlier runs left out) and the
+event simulations run.
 
     python bench/size_catalogs.py [--repeats 5] [--old-catalog FILE] [--old-entries]
                                   [--keep-memos] [--format json]
@@ -29,6 +29,7 @@ import json
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -93,21 +94,19 @@ class Work:
 
     def __init__(self) -> None:
         self.des = 0
+        lock = threading.Lock()
         run_des = advisor.sim.des.run_des
 
         def counted(*args: Any, **kwargs: Any) -> Any:
-            self.des += 1  # one bytecode-level increment per call, under the GIL
+            with lock:  # replications run side by side on helper threads
+                self.des += 1
             return run_des(*args, **kwargs)
 
         advisor.sim.des.run_des = counted
         self._base = self._now()
 
-    @staticmethod
-    def _held() -> tuple[int, int]:
-        return len(mysql_search._STATES), len(mysql_search._FLOORS)
-
     def _now(self) -> tuple[int, int, int]:
-        return (*self._held(), self.des)
+        return mysql_search._STATES.made, mysql_search._FLOORS.made, self.des
 
     def mark(self) -> None:
         self._base = self._now()

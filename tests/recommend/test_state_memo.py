@@ -57,3 +57,15 @@ def test_a_memo_empties_when_full_and_with_every_other() -> None:
     assert len(memo) == 1
     clear_all()
     assert len(memo) == 0
+
+
+def test_a_memo_counts_what_it_made_across_emptying() -> None:
+    memo: Memo[int, str] = Memo(2)
+    for k, value in ((1, "1"), (2, "2"), (1, "x"), (3, "3")):  # 1 again: held, not made
+        memo.kept(k, lambda value=value: value)  # type: ignore[misc]
+    assert memo.get(1) is None  # emptied when full, at the third value
+    assert memo.get(3) == "3"
+    assert memo.made == 3
+    clear_all()
+    memo.kept(1, lambda: "1")
+    assert memo.made == 4
