@@ -323,7 +323,7 @@ _COSTS: Memo[Hashable, NDArray[np.float64]] = Memo(4096)
 def server_cost(plan: SimPlan, server: MysqlServer) -> NDArray[np.float64]:
     """`server_mix(plan, server).cost`, to the bit, without the mix's service times: what the
     precheck's capacity checks read (`grouped_cost`). Read-only: it is shared."""
-    def make() -> NDArray[np.float64]:
+    def make() -> "NDArray[np.float64]":  # quoted: not evaluated at every call
         cost = grouped_cost(plan, server.request_classes(), server.background_specs(),
                             server.rate_tps)
         cost.flags.writeable = False

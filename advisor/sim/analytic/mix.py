@@ -166,10 +166,13 @@ def device_key(plan: SimPlan) -> DeviceKey:
     return _memo(plan, "device_key", lambda: _device_key(plan))
 
 
-def _device_key(plan: SimPlan) -> DeviceKey:
-    def row(a: NDArray[np.float64]) -> tuple[float, ...]:
-        return tuple(a[0].tolist())  # Python floats, as float(x) gives them
+def _first_row(a: NDArray[np.float64]) -> tuple[float, ...]:
+    """A member's row as Python floats (as float(x) gives them)."""
+    return tuple(a[0].tolist())
 
+
+def _device_key(plan: SimPlan) -> DeviceKey:
+    row = _first_row  # module level: a nested def's annotations are evaluated at every call
     return DeviceKey(raid=int(plan.raid), members=int(plan.members),
                      chunk_bytes=int(plan.chunk_bytes), mu=row(plan.dev_mu),
                      sigma=row(plan.dev_sigma), ptail=row(plan.dev_ptail),
@@ -255,7 +258,7 @@ def io_cost(plan: SimPlan, op: int, size: float, random: bool) -> IoCost:
 def io_charge(plan: SimPlan, op: int, size: float, random: bool) -> NDArray[np.float64]:
     """The cost at every limiter of one logical I/O, without its service time (the cheap part
     of `io_cost`, for capacity checks; computed once per plan, read-only)."""
-    def make() -> NDArray[np.float64]:
+    def make() -> "NDArray[np.float64]":  # quoted: not evaluated at every call
         cost = _charge(plan, op, size, random)
         cost.flags.writeable = False
         return cost
