@@ -699,7 +699,7 @@ def regressed_sum(wait: Dist, k: int, chain: Chain, *, writes: int = 0,
         return ZERO
     writes = min(writes, k) if ahead_s > 0 else 0
 
-    def waited(w: NDArray[np.float64], i: int) -> NDArray[np.float64]:
+    def waited(w: "NDArray[np.float64]", i: int) -> "NDArray[np.float64]":  # quoted: per call
         return np.maximum(0.0, w - ahead_s) if i >= k - writes else w
 
     w = wait.values.copy()
