@@ -167,16 +167,16 @@ def device_key(plan: SimPlan) -> DeviceKey:
 
 
 def _first_row(a: NDArray[np.float64]) -> tuple[float, ...]:
-    """A member's row as Python floats (as float(x) gives them)."""
+    """A member's row as Python floats (as float(x) gives them). At module level: a nested
+    def's annotations are evaluated at every call of the function around it."""
     return tuple(a[0].tolist())
 
 
 def _device_key(plan: SimPlan) -> DeviceKey:
-    row = _first_row  # module level: a nested def's annotations are evaluated at every call
     return DeviceKey(raid=int(plan.raid), members=int(plan.members),
-                     chunk_bytes=int(plan.chunk_bytes), mu=row(plan.dev_mu),
-                     sigma=row(plan.dev_sigma), ptail=row(plan.dev_ptail),
-                     tail_lo=row(plan.dev_tail_lo), tail_hi=row(plan.dev_tail_hi),
+                     chunk_bytes=int(plan.chunk_bytes), mu=_first_row(plan.dev_mu),
+                     sigma=_first_row(plan.dev_sigma), ptail=_first_row(plan.dev_ptail),
+                     tail_lo=_first_row(plan.dev_tail_lo), tail_hi=_first_row(plan.dev_tail_hi),
                      xfer_bps=float(plan.dev_xfer_bps[0]), flush_s=float(plan.dev_flush_s[0]),
                      serial=bool(plan.dev_serial[0]))
 
