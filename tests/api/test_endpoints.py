@@ -42,6 +42,7 @@ def test_the_same_request_is_answered_from_the_cache(client: TestClient, sized: 
     assert again.json()["run_id"] != sized.json()["run_id"]
 
 
+@pytest.mark.slow  # over 5 s on a 2-core host (durations of 2026-11-29)
 def test_run_report_is_the_html_page(client: TestClient, sized: Any) -> None:
     """GET /v1/runs/{id}/report: the self-contained HTML report, with the run id on it."""
     r = client.get(f"/v1/runs/{sized.json()['run_id']}/report")

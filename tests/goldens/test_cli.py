@@ -29,6 +29,7 @@ def test_help_is_golden(argv: tuple[str, ...], name: str, golden: Golden,
     golden.check(name, table_text(run.stdout))
 
 
+@pytest.mark.slow  # over 5 s on a 2-core host (durations of 2026-11-29)
 def test_size_table_is_golden(size_627_run: Run, golden: Golden) -> None:
     """`advisor size --tps 627 --reads 3.25`: recommendation, alternatives and rejections."""
     golden.check("size_627.txt", table_text(size_627_run.stdout))

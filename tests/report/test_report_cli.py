@@ -53,6 +53,7 @@ def test_simulate_report_and_save_leave_stdout_alone(
     assert stored.request["seed"] == 3
 
 
+@pytest.mark.slow  # over 5 s on a 2-core host (durations of 2026-11-29)
 def test_size_report_flag_and_the_reproduce_command(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """`advisor size ... --report` writes the page; the command printed in it gives the same

@@ -69,6 +69,7 @@ def test_simulate_mysql_with_non_default_options_reproduces(
     _same(_run_json(capsys, again), first)
 
 
+@pytest.mark.slow  # over 5 s on a 2-core host (durations of 2026-11-29)
 def test_size_with_non_default_options_reproduces(capsys: pytest.CaptureFixture[str],
                                                   tmp_path: Path) -> None:
     """`size` with the data size, SLO, replicas, headroom and peak hours changed: the report's

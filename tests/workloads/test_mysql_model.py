@@ -235,6 +235,7 @@ def knee_by_replicas(catalog: Catalog, replica_counts: range, metric: str) -> li
     return out
 
 
+@pytest.mark.slow  # over 5 s on a 2-core host (durations of 2026-11-29)
 def test_more_replicas_never_lower_read_capacity(catalog: Catalog) -> None:
     """Read transactions meet p99 10 ms up to a load that never falls as replicas are added
     (0 = the master serves the reads)."""

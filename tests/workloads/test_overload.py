@@ -53,7 +53,9 @@ def test_open_loop_ramp_past_saturation_plateaus(catalog: Catalog, engine: str) 
     _non_decreasing(achieved)
 
 
-@pytest.mark.parametrize("engine", ["des", "analytic"])
+@pytest.mark.parametrize("engine", [
+    pytest.param("des", marks=pytest.mark.slow),  # over 5 s on a 2-core host (2026-11-29)
+    "analytic"])
 def test_master_alone_plateaus(catalog: Catalog, engine: str) -> None:
     """Every transaction on the master (no replica): the flat plateau, seeds averaged."""
     seeds = (1, 2, 3) if engine == "des" else (1,)
