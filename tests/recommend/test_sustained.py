@@ -147,7 +147,7 @@ def test_off_peak_is_declared_once_with_bounds() -> None:
 @pytest.mark.parametrize("fields", [
     {"tps": 627, "reads": 3.25},
     {"tps": 627, "reads": 3.25, "peak_hours": 8, "off_peak": 0.3},
-    # over 5 s on a 2-core host (2026-11-29 durations)
+    # over 5 s on a 2-core host (durations of 2026-11-29)
     pytest.param({"tps": 300, "reads": 1.0, "data_gb": 500}, marks=pytest.mark.slow),
 ], ids=["24h", "8h-peak", "500GB"])
 def test_the_precheck_prunes_nothing_the_screen_would_pass(catalog: Catalog,

@@ -54,7 +54,8 @@ def test_open_loop_ramp_past_saturation_plateaus(catalog: Catalog, engine: str) 
 
 
 @pytest.mark.parametrize("engine", [
-    pytest.param("des", marks=pytest.mark.slow),  # over 5 s on a 2-core host (2026-11-29)
+    # over 5 s on a 2-core host (durations of 2026-11-29)
+    pytest.param("des", marks=pytest.mark.slow),
     "analytic"])
 def test_master_alone_plateaus(catalog: Catalog, engine: str) -> None:
     """Every transaction on the master (no replica): the flat plateau, seeds averaged."""
