@@ -4,8 +4,16 @@ simulation of one log: one write + flush at a time, commits arriving meanwhile s
 import numpy as np
 import pytest
 
-from advisor.sim.analytic.commit import flushes_per_commit
+import advisor.sim.des as des
+from advisor.catalog.model import Catalog
+from advisor.layout import resolve
+from advisor.sim.analytic import build_mix
+from advisor.sim.analytic.commit import COMMIT, flushes_per_commit, with_group_commit
 from advisor.sim.analytic.dist import Dist
+from advisor.sim.plan import SimPlan, compile_plan
+from advisor.userfiles import load_catalog
+from workloads.mysql import MysqlParams, MysqlServer
+from workloads.mysql_run import Deployment, build_servers
 
 
 def simulated_flushes_per_commit(rate: float, flush_s: float, n: int = 200_000) -> float:
@@ -35,3 +43,56 @@ def test_matches_a_simulated_log(rate: float) -> None:
 def test_no_commits_charge_a_whole_write() -> None:
     """At no load there is no group to share: one write per commit."""
     assert flushes_per_commit(Dist(np.array([1e-3]), np.array([1.0])), 0.0) == 1.0
+
+
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    return load_catalog(use_env=False)
+
+
+def _des_log_writes_per_commit(plan: SimPlan, server: MysqlServer,
+                               monkeypatch: pytest.MonkeyPatch) -> dict[int, float]:
+    """Log writes per commit on each log, as the event simulation's device I/Os count them
+    (a group's commits share one write)."""
+    seen: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    count = des._device_ios
+
+    def spy(op: np.ndarray, aux: np.ndarray, done: np.ndarray) -> np.ndarray:
+        seen.append((op.copy(), aux.copy(), done.copy()))
+        return count(op, aux, done)
+
+    monkeypatch.setattr(des, "_device_ios", spy)
+    des.run_des(plan, server, duration_s=12.0, warmup_s=2.0, seed=3, couple_background=True,
+                throttle_lag_s=0.2)
+    op, aux, done = (np.concatenate([s[i] for s in seen]) for i in range(3))
+    written = count(op, aux, done)
+    return {log: float(written[(op == 2) & (aux == log)].sum() / ((op == 2) & (aux == log)).sum())
+            for log in (0, 1)}
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known model bug, not yet fixed: the analytic engine keys a log by its write size "
+    "(advisor.sim.analytic.commit), so a master's redo and binlog commits, both one 4 KiB "
+    "block, are grouped as one log at twice the rate (0.55 of a write per commit at 4,250 tps "
+    "against the event simulation's 0.80-0.83). Keyed by log, the grid's knees fall where the "
+    "event simulation's groups grow as flushes wait (docs/analytic-vs-des.md)"))
+@pytest.mark.parametrize("tps", [2125.0, 4250.0])
+def test_redo_and_binlog_group_apart_though_their_writes_are_one_size(
+        catalog: Catalog, tps: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A master's redo and binlog commits are both one 4 KiB block here, yet each log flushes
+    its own groups (the kernel keeps one state per log): the model's share of a log write per
+    commit should be each log's own at its own commit rate, as the event simulation counts it.
+    On a volume far from its limits (io1 30,000 IOPS), so a flush is its service time."""
+    layout = resolve("m5.8xlarge:io1:600GiB:30000iops", catalog)
+    plan = compile_plan(layout, catalog)
+    server = build_servers(Deployment(master=layout, replica=None),
+                           MysqlParams(tps=tps, replicas=1), None)[0]
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    grouped = with_group_commit(mix, server.rate_tps)
+    commits = [(io, io2) for c, c2 in zip(mix.classes, grouped.classes, strict=True)
+               for io, io2 in zip(c.ios, c2.ios, strict=True) if io.op == COMMIT]
+    assert [io.size_bytes for io, _ in commits] == [4096, 4096]  # the redo log's, the binlog's
+    des_share = _des_log_writes_per_commit(plan, server, monkeypatch)
+    for log, (io, io2) in enumerate(commits):
+        share = float(io2.cost.max() / io.cost.max())
+        assert share == pytest.approx(des_share[log], rel=0.05), log
