@@ -1,5 +1,6 @@
 """Group commit's log writes per commit (advisor.sim.analytic.commit) against a direct
-simulation of one log: one write + flush at a time, commits arriving meanwhile share the next."""
+simulation of one log: one write + flush at a time, commits arriving meanwhile share the next;
+and a master's two logs against the event simulation's count of their writes."""
 
 import numpy as np
 import pytest
