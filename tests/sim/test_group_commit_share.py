@@ -67,8 +67,8 @@ def _des_log_writes_per_commit(plan: SimPlan, server: MysqlServer,
                 throttle_lag_s=0.2)
     op, aux, done = (np.concatenate([s[i] for s in seen]) for i in range(3))
     written = count(op, aux, done)
-    return {log: float(written[(op == 2) & (aux == log)].sum() / ((op == 2) & (aux == log)).sum())
-            for log in (0, 1)}
+    on = {log: (op == COMMIT) & (aux == log) for log in (0, 1)}
+    return {log: float(written[mask].sum() / mask.sum()) for log, mask in on.items()}
 
 
 @pytest.mark.xfail(strict=True, reason=(
