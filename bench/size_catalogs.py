@@ -105,16 +105,18 @@ class Work:
         advisor.sim.des.run_des = counted
         self._base = self._now()
 
-    def _now(self) -> tuple[int, int, int]:
-        return mysql_search._STATES.made, mysql_search._FLOORS.made, self.des
+    def _now(self) -> tuple[int, int, int, int]:
+        return (mysql_search._STATES.made, mysql_search.TIMES_SHARED.made,
+                mysql_search._FLOORS.made, self.des)
 
     def mark(self) -> None:
         self._base = self._now()
 
     def take(self) -> dict[str, int]:
         now = self._now()
-        states, floors, des = (a - b for a, b in zip(now, self._base, strict=True))
-        return {"steady_states": states, "p99_floors": floors, "event_simulations": des}
+        states, shared, floors, des = (a - b for a, b in zip(now, self._base, strict=True))
+        return {"steady_states": states, "times_shared": shared, "p99_floors": floors,
+                "event_simulations": des}
 
 
 def main() -> None:
@@ -169,7 +171,8 @@ def main() -> None:
               f"{s.get('considered')} pruned {s.get('pruned')} screened {s.get('screened')} "
               f"verified {s.get('verified')}")
         w = r["work"]
-        print(f"{'':38} {'':9} model work: {w['steady_states']} steady states, "
+        print(f"{'':38} {'':9} model work: {w['steady_states']} steady states "
+              f"({w['times_shared']} with another instance type's request times), "
               f"{w['p99_floors']} p99 floors, {w['event_simulations']} event simulations")
 
 

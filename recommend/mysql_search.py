@@ -35,11 +35,19 @@ from advisor.layout.describe import usable_capacity_gib
 from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.memo import Memo
-from advisor.sim.analytic import SteadyState, build_mix, steady_state
+from advisor.sim.analytic import (
+    OpenLatency,
+    SteadyState,
+    build_mix,
+    open_latency,
+    phase_latency,
+    steady_phase,
+    steady_state_with,
+)
 from advisor.sim.analytic.commit import grouped_cost, with_group_commit
 from advisor.sim.analytic.dist import ZERO, convolve, mixture
-from advisor.sim.analytic.mix import Mix, charge_key, device_key
-from advisor.sim.analytic.phases import load_at
+from advisor.sim.analytic.mix import IoSpec, Mix, RequestClass, charge_key, device_key
+from advisor.sim.analytic.phases import Phase, load_at
 from advisor.sim.analytic.waits import DEVICE_OPS, class_latency
 from advisor.sim.credits import BucketDays, DailyCycle, bucket_days
 from advisor.sim.parallel import side_by_side
@@ -149,15 +157,53 @@ def params_for(req: MysqlSizeRequest, replicas: int, tps: float) -> MysqlParams:
     return req.params(replicas=replicas, tps=tps)
 
 
+# Servers by what they are made from: a search asks for one per candidate and load (2,515 on
+# `--data-gb 500 --p99-ms 5`), most alike in memory, vCPU and capacity. Bounded.
+_SERVERS: Memo[Hashable, MysqlServer] = Memo(4096)
+
+
 def server_for(req: MysqlSizeRequest, layout: Layout, role: str, replicas: int, tps: float,
                measured: TxnIo | None) -> MysqlServer:
-    p = params_for(req, replicas, tps)
-    memory = layout.instance.memory_gib if layout.instance else 16.0
-    io = measured or derive_io(p, memory, layout.instance.vcpu if layout.instance else 2)
+    """The role's server on the layout at `tps` (the same object for the same inputs: none of
+    the search's users changes it)."""
+    inst = layout.instance
+    memory = inst.memory_gib if inst else 16.0
+    vcpu = inst.vcpu if inst else 2
     cap = int(usable_capacity_gib(layout) * GIB)
-    all_servers = servers(p, io, io, data_bytes=int(p.data_gb * GIB), master_capacity=cap,
-                          replica_capacity=cap)
-    return all_servers[0] if role == "master" else all_servers[1]
+
+    def make() -> MysqlServer:
+        p = params_for(req, replicas, tps)
+        io = measured or derive_io(p, memory, vcpu)
+        all_servers = servers(p, io, io, data_bytes=int(p.data_gb * GIB), master_capacity=cap,
+                              replica_capacity=cap)
+        return all_servers[0] if role == "master" else all_servers[1]
+
+    profile = None if measured is None else repr(measured)  # a TxnIo holds a list: no hash
+    return _SERVERS.kept((req, memory, vcpu, cap, role, replicas, tps, profile), make)
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerIo:
+    """What the search reads of a server's I/O many times over: what its analytic mix is built
+    from (its transactions, background I/O and rate: `server_mix`) and its demand (`_demand`)."""
+
+    server: MysqlServer
+    built: tuple[Hashable, ...]
+    demand: tuple[float, float, float]
+
+
+# By the server object's id (the entry holds the object, so the id is not reused while held).
+_SERVER_IO: Memo[int, _ServerIo] = Memo(4096)
+
+
+def _server_io(server: MysqlServer) -> _ServerIo:
+    known = _SERVER_IO.get(id(server))
+    if known is not None and known.server is server:
+        return known
+    classes, background = server.request_classes(), server.background_specs()
+    return _SERVER_IO.put(id(server), _ServerIo(
+        server=server, built=(classes, background, server.rate_tps),
+        demand=_demand_of(server.rate_tps, classes, background)))
 
 
 def idle_role(c: Candidate, req: MysqlSizeRequest, replicas: int,
@@ -171,16 +217,20 @@ def idle_role(c: Candidate, req: MysqlSizeRequest, replicas: int,
 
 def _demand(server: MysqlServer) -> tuple[float, float, float]:
     """(random reads/s, writes/s, MiB/s) a server issues, from its request mix."""
+    return _server_io(server).demand
+
+
+def _demand_of(rate: float, classes: tuple[RequestClass, ...],
+               background: tuple[IoSpec, ...]) -> tuple[float, float, float]:
     reads = writes = mib = 0.0
-    rate = server.rate_tps
-    for cls in server.request_classes():
+    for cls in classes:
         for io in cls.ios:
             if io.op in (0, 1, 2):
                 n = rate * cls.probability * io.count
                 reads += n if io.op == 0 else 0.0
                 writes += n if io.op != 0 else 0.0
                 mib += n * io.size_bytes / 2**20
-    for io in server.background_specs():
+    for io in background:
         if io.op in (0, 1, 2):
             n = rate * io.count
             reads += n if io.op == 0 else 0.0
@@ -334,8 +384,11 @@ def server_cost(plan: SimPlan, server: MysqlServer) -> NDArray[np.float64]:
 
 def _built_from(plan: SimPlan, server: MysqlServer) -> Hashable:
     """What a server's mix on a plan is built from (and so its cost and p99 floor): the plan's
-    device model and charges, and the server."""
-    return (device_key(plan), charge_key(plan), repr(server))
+    device model and charges, and the server's transactions, background I/O and rate
+    (`server_mix`), not the rest of it (its data's size and placement, which only the event
+    simulation's addresses read): servers of unlike memory or capacity often issue the same
+    I/O (545 floors on `--data-gb 500 --p99-ms 5` were 168 servers' and 83 distinct)."""
+    return (device_key(plan), charge_key(plan), *_server_io(server).built)
 
 
 def _judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
@@ -370,6 +423,75 @@ def _buckets_judged(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,
 _STATES: Memo[bytes, tuple[SteadyState, int]] = Memo(2048)
 
 
+@dataclass(frozen=True, slots=True)
+class _Storage:
+    """A steady state's request times on a storage layout and server whose instance limits
+    added no wait (`OpenLatency.waited`), and each instance limit's rate in force and its
+    tolerance x that rate (`SimPlan.tolerance_s`)."""
+
+    latency: OpenLatency
+    instance: tuple[tuple[int, float, float], ...]  # (limit, rate in force, tolerance x rate)
+
+
+# Request times by the judged plan's figures but its instance limits' rates and credits, the
+# server's I/O and the peak (`_storage_key`): one storage layout and server on instance types that
+# differ in their EBS limits alone (r6g.large, r7g.large, r6i.large, m6g.xlarge, ... at 16 GiB)
+# has the same times wherever the instance limits add no wait. Bounded: cleared when full.
+_STORAGE: Memo[bytes, _Storage] = Memo(2048)
+# Steady states whose request times were taken from another instance type's (`_STORAGE`), by
+# their `_STATES` key: counted (`made`) by bench/size_catalogs.py.
+TIMES_SHARED: Memo[bytes, bool] = Memo(2048)
+
+
+def _storage_key(judged: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> bytes:
+    """What a steady state's request times are computed from but its instance limits' rates and
+    credits: the judged plan's figures with those zeroed, what the server's mix is built from
+    (`_built_from`) and the peak."""
+    inst = [l for l, scope in enumerate(judged.limit_scope) if scope == "instance"]
+
+    def zeroed(a: NDArray[np.float64]) -> NDArray[np.float64]:
+        out = a.copy()
+        out[inst] = 0.0
+        return out
+
+    bare = replace(judged, lim_rate=zeroed(judged.lim_rate), lim_burst=zeroed(judged.lim_burst),
+                   lim_cap=zeroed(judged.lim_cap), lim_init=zeroed(judged.lim_init),
+                   lim_earn=zeroed(judged.lim_earn))
+    h = hashlib.blake2b(_plan_bytes(bare, _NOT_SIMULATED), digest_size=20)
+    h.update(repr((_server_io(server).built, req.peak_hours)).encode())
+    return h.digest()
+
+
+def _instance_scales(plan: SimPlan, rates: tuple[float, ...]) -> tuple[tuple[int, float, float],
+                                                                         ...]:
+    """(limit, rate in force, tolerance x that rate) of each instance limit."""
+    tol = plan.tolerance_s
+    return tuple((l, rates[l], float(tol[l]) * rates[l]) for l in range(plan.n_limits)
+                 if plan.limit_scope[l] == "instance")
+
+
+def _shared_times(plan: SimPlan, last: Phase, known: _Storage) -> bool:
+    """Whether the request times `known` holds are this phase's too (`evaluate`): the same load
+    and the same rates in force at every other limit, and each instance limit, idle in `known`,
+    no slower here, its tolerance no shorter in units of its own I/O work. A limit's backlog
+    scales with its work per I/O (1 / rate: the same arrivals, each job scaled), so such a limit
+    is no more likely to hold an I/O past its tolerance than in `known`, and adds no wait here
+    either (tests/recommend/test_shared_times.py recomputes every state taken so)."""
+    lat = known.latency
+    if last.split is not None or last.backlog_slope > 0 or last.x != lat.x \
+            or len(last.rates) != len(lat.rates):
+        return False
+    inst = _instance_scales(plan, last.rates)
+    if [l for l, _, _ in inst] != [l for l, _, _ in known.instance]:
+        return False
+    own = {l for l, _, _ in inst}
+    if any(last.rates[l] != lat.rates[l] for l in range(len(lat.rates)) if l not in own):
+        return False
+    return all(rate >= rate0 and scaled >= scaled0
+               for (_, rate, scaled), (_, rate0, scaled0) in zip(inst, known.instance,
+                                                                  strict=True))
+
+
 def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
     """The server's steady state over the peak, each credit bucket judged for this load."""
     judged, _ = _judged(plan, server, req, server_cost(plan, server))
@@ -377,14 +499,34 @@ def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> Stead
     h.update(repr((server, req.peak_hours)).encode())
 
     def make() -> tuple[SteadyState, int]:
-        st = steady_state(judged, server_mix(plan, server), rate=server.rate_tps,
-                          duration_s=req.peak_hours * 3600)
+        st = _steady(judged, server_mix(plan, server), server, req, h.digest())
         names = judged.limit_names
         return st, names.index(st.binding) if st.binding in names else -1
 
     st, binding = _STATES.kept(h.digest(), make)
     # The binding limit by its place in the plan, named as this plan names it.
     return st if binding < 0 else replace(st, binding=judged.limit_names[binding])
+
+
+def _steady(judged: SimPlan, mix: Mix, server: MysqlServer, req: MysqlSizeRequest,
+            key: bytes) -> SteadyState:
+    """`steady_state` of the judged plan, its request times taken from another instance type's
+    where they are the same (`_shared_times`), and kept for the next where its instance limits
+    added no wait."""
+    rate = server.rate_tps
+    last = steady_phase(judged, mix, rate=rate, duration_s=req.peak_hours * 3600)
+    skey = _storage_key(judged, server, req)
+    known = _STORAGE.get(skey)
+    if known is not None and _shared_times(judged, last, known):
+        TIMES_SHARED.put(key, True)
+        return steady_state_with(judged, last, rate, known.latency)
+    lat = open_latency(judged, mix, last) if rate else None
+    if lat is None:  # from the phase's own wait, which its every limit sets
+        return steady_state_with(judged, last, rate, phase_latency(judged, mix, last, rate))
+    inst = _instance_scales(judged, lat.rates)
+    if not lat.waited & {l for l, _, _ in inst}:
+        _STORAGE.put(skey, _Storage(latency=lat, instance=inst))
+    return steady_state_with(judged, last, rate, lat)
 
 
 def load_on_limits(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest,

@@ -266,14 +266,64 @@ class SteadyState:
     backlog: bool  # offered more than the layout can do
 
 
+@dataclass(frozen=True, slots=True)
+class OpenLatency:
+    """A steady state's request times, composed from each limit's wait at the last phase's load
+    `x` and rates in force `rates` (`waits.request_latency`), and the limits whose waits went
+    into them (`waited`): a plan whose other limits differ only in their rates, each of them
+    waiting no more than here, has these very times (`steady_state_with`)."""
+
+    p99_s: float
+    p50_s: float
+    mean_s: float
+    x: float
+    rates: tuple[float, ...]
+    waited: frozenset[int]
+
+
+def steady_phase(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> Phase:
+    """The phase a steady state is of: the last of an open loop at `rate` requests/s for
+    `duration_s`, at least a second long."""
+    last = run_phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)[-1]
+    return replace(last, end_s=max(last.end_s, last.start_s + 1.0))
+
+
+def open_latency(plan: SimPlan, mix: Mix, last: Phase) -> OpenLatency | None:
+    """The request times of `last` (`steady_phase`) as `steady_state` composes them from each
+    limit's wait; None where it does not (past saturation, a device's write-back split, a serial
+    device, no request classes): those come from the phase's own wait."""
+    n = last.x * (last.end_s - last.start_s)
+    if (last.split is not None or last.backlog_slope > 0 or not mix.classes or n <= 0
+            or plan.dev_serial[0]):
+        return None
+    waited: set[int] = set()
+    dist = mixture([(n, request_latency(plan, mix, last.x, list(last.rates), waited)[0])])
+    return OpenLatency(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
+                       x=last.x, rates=last.rates, waited=frozenset(waited))
+
+
 def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> SteadyState:
     """Open loop at `rate` requests/s for `duration_s`: the state of the last phase."""
-    phases = run_phases(plan, mix, duration_s, open_rate=rate, concurrency=1 << 30)
-    last = phases[-1]
-    tail = [replace(last, end_s=max(last.end_s, last.start_s + 1.0))]
-    dist = _latencies(plan, mix, tail, open_rate=rate)[0]
+    last = steady_phase(plan, mix, rate=rate, duration_s=duration_s)
+    return steady_state_with(plan, last, rate, phase_latency(plan, mix, last, rate))
+
+
+def phase_latency(plan: SimPlan, mix: Mix, last: Phase, rate: float) -> OpenLatency:
+    """The request times of `last` (`steady_phase`) at `rate` requests/s: `open_latency`, or
+    those from the phase's own wait where it has none (then every limit counts as waited)."""
+    lat = open_latency(plan, mix, last) if rate else None
+    if lat is not None:
+        return lat
+    dist = _latencies(plan, mix, [last], open_rate=rate)[0]
+    return OpenLatency(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
+                       x=last.x, rates=last.rates, waited=frozenset(range(plan.n_limits)))
+
+
+def steady_state_with(plan: SimPlan, last: Phase, rate: float, lat: OpenLatency) -> SteadyState:
+    """The steady state of `last` (`steady_phase`) at `rate` requests/s with request times
+    `lat`."""
     util = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
-    return SteadyState(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
+    return SteadyState(p99_s=lat.p99_s, p50_s=lat.p50_s, mean_s=lat.mean_s,
                        utilisation=util if last.backlog_slope <= 0 else rate / last.capacity,
                        binding=limit_name(plan, last.binding), throughput=last.x,
                        backlog=last.backlog_slope > 0)

@@ -779,10 +779,15 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWai
     return convolve(services, waits)
 
 
-def request_latency(plan: SimPlan, mix: Mix, x: float,
-                    rates: list[float]) -> tuple[Dist, Dist, Dist]:
-    """(all, read, write) request times of a database mix at `x` requests/s in open loop."""
+def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
+                    waited: set[int] | None = None) -> tuple[Dist, Dist, Dist]:
+    """(all, read, write) request times of a database mix at `x` requests/s in open loop.
+    `waited`, if given, gets every limit whose wait went into them: the first pass's (its
+    mean wait spaces the second's I/Os) and the final ones (a RAID 0 member's waits at other
+    loads, `striped`, are taken for its own limits only)."""
     waits = limit_waits(plan, mix, x, rates)
+    if waited is not None:
+        waited.update(w.limit for w in waits)
     # The spacing of a request's I/Os includes their waits: one more pass with them, unless
     # they hardly move it.
     mean_wait = sum(w.p * w.theta_s for w in waits)
@@ -803,6 +808,8 @@ def request_latency(plan: SimPlan, mix: Mix, x: float,
             return at[key]
 
         waits = striped(plan, mix, x, rates, waits, waits_at)
+    if waited is not None:
+        waited.update(w.limit for w in waits)
     wait = io_wait(waits)
     top = max(waits, key=lambda w: w.p * w.theta_s, default=None)
     if top is not None and top.p < MIN_WAIT_P:
