@@ -16,8 +16,9 @@ fresh process would (imports and the compiled kernel stay); `--keep-memos` keeps
 long-running API process would for its next request. The answers' JSON (without the search's
 timing) is printed as a digest so two code trees can be compared, and beside the CPU time the
 model work of a run, which does not move with the host's load: the steady states and p99 floors
-computed (values their memos made; with `--keep-memos`, those the earlier runs left out) and the
-event simulations run.
+computed (values their memos made; with `--keep-memos`, those the earlier runs left out), of those
+states the ones that took another instance type's request times (`mysql_search._steady`), and
+the event simulations run.
 
     python bench/size_catalogs.py [--repeats 5] [--old-catalog FILE] [--old-entries]
                                   [--keep-memos] [--format json]
