@@ -36,10 +36,9 @@ from advisor.layout.limits import LayoutLimits
 from advisor.layout.model import Layout, resolve
 from advisor.memo import Memo
 from advisor.sim.analytic import (
-    OpenLatency,
+    PhaseLatency,
     SteadyState,
     build_mix,
-    open_latency,
     phase_latency,
     steady_phase,
     steady_state_with,
@@ -426,10 +425,10 @@ _STATES: Memo[bytes, tuple[SteadyState, int]] = Memo(2048)
 @dataclass(frozen=True, slots=True)
 class _Storage:
     """A steady state's request times on a storage layout and server whose instance limits
-    added no wait (`OpenLatency.waited`), and each instance limit's rate in force and its
+    added no wait (`PhaseLatency.waited`), and each instance limit's rate in force and its
     tolerance x that rate (`SimPlan.tolerance_s`)."""
 
-    latency: OpenLatency
+    latency: PhaseLatency
     instance: tuple[tuple[int, float, float], ...]  # (limit, rate in force, tolerance x rate)
 
 
@@ -520,11 +519,9 @@ def _steady(judged: SimPlan, mix: Mix, server: MysqlServer, req: MysqlSizeReques
     if known is not None and _shared_times(judged, last, known):
         TIMES_SHARED.put(key, True)
         return steady_state_with(judged, last, rate, known.latency)
-    lat = open_latency(judged, mix, last) if rate else None
-    if lat is None:  # from the phase's own wait, which its every limit sets
-        return steady_state_with(judged, last, rate, phase_latency(judged, mix, last, rate))
+    lat = phase_latency(judged, mix, last, rate)
     inst = _instance_scales(judged, lat.rates)
-    if not lat.waited & {l for l, _, _ in inst}:
+    if lat.waited is not None and not lat.waited & {l for l, _, _ in inst}:
         _STORAGE.put(skey, _Storage(latency=lat, instance=inst))
     return steady_state_with(judged, last, rate, lat)
 

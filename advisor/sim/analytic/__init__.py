@@ -13,12 +13,11 @@ per-I/O cost), `mva` (binding capacity, mean value analysis), `phases` (credit d
 """
 
 from advisor.sim.analytic.engine import (
-    OpenLatency,
+    PhaseLatency,
     SteadyState,
     analytic_level,
     combine_dists,
     mix_level,
-    open_latency,
     phase_latency,
     read_fraction_over,
     saturation_iops,
@@ -28,7 +27,7 @@ from advisor.sim.analytic.engine import (
 )
 from advisor.sim.analytic.mix import IoSpec, Mix, RequestClass, build_mix, pattern_mix
 
-__all__ = ["IoSpec", "Mix", "OpenLatency", "RequestClass", "SteadyState", "analytic_level",
-           "build_mix", "combine_dists", "mix_level", "open_latency", "pattern_mix",
-           "phase_latency", "read_fraction_over", "saturation_iops", "steady_phase",
-           "steady_state", "steady_state_with"]
+__all__ = ["IoSpec", "Mix", "PhaseLatency", "RequestClass", "SteadyState", "analytic_level",
+           "build_mix", "combine_dists", "mix_level", "pattern_mix", "phase_latency",
+           "read_fraction_over", "saturation_iops", "steady_phase", "steady_state",
+           "steady_state_with"]

@@ -267,18 +267,19 @@ class SteadyState:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenLatency:
-    """A steady state's request times, composed from each limit's wait at the last phase's load
-    `x` and rates in force `rates` (`waits.request_latency`), and the limits whose waits went
-    into them (`waited`): a plan whose other limits differ only in their rates, each of them
-    waiting no more than here, has these very times (`steady_state_with`)."""
+class PhaseLatency:
+    """A steady state's request times at the last phase's load `x` and rates in force `rates`,
+    and the limits whose waits went into them where they were composed from each limit's wait
+    (`waits.request_latency`; None where they come from the phase's own wait, which every limit
+    sets): a plan whose other limits differ only in their rates, each waiting no more than
+    here, has these very times (`steady_state_with`)."""
 
     p99_s: float
     p50_s: float
     mean_s: float
     x: float
     rates: tuple[float, ...]
-    waited: frozenset[int]
+    waited: frozenset[int] | None
 
 
 def steady_phase(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> Phase:
@@ -288,38 +289,31 @@ def steady_phase(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> 
     return replace(last, end_s=max(last.end_s, last.start_s + 1.0))
 
 
-def open_latency(plan: SimPlan, mix: Mix, last: Phase) -> OpenLatency | None:
-    """The request times of `last` (`steady_phase`) as `steady_state` composes them from each
-    limit's wait; None where it does not (past saturation, a device's write-back split, a serial
-    device, no request classes): those come from the phase's own wait."""
-    n = last.x * (last.end_s - last.start_s)
-    if (last.split is not None or last.backlog_slope > 0 or not mix.classes or n <= 0
-            or plan.dev_serial[0]):
-        return None
-    waited: set[int] = set()
-    dist = mixture([(n, request_latency(plan, mix, last.x, list(last.rates), waited)[0])])
-    return OpenLatency(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
-                       x=last.x, rates=last.rates, waited=frozenset(waited))
-
-
 def steady_state(plan: SimPlan, mix: Mix, *, rate: float, duration_s: float) -> SteadyState:
     """Open loop at `rate` requests/s for `duration_s`: the state of the last phase."""
     last = steady_phase(plan, mix, rate=rate, duration_s=duration_s)
     return steady_state_with(plan, last, rate, phase_latency(plan, mix, last, rate))
 
 
-def phase_latency(plan: SimPlan, mix: Mix, last: Phase, rate: float) -> OpenLatency:
-    """The request times of `last` (`steady_phase`) at `rate` requests/s: `open_latency`, or
-    those from the phase's own wait where it has none (then every limit counts as waited)."""
-    lat = open_latency(plan, mix, last) if rate else None
-    if lat is not None:
-        return lat
-    dist = _latencies(plan, mix, [last], open_rate=rate)[0]
-    return OpenLatency(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
-                       x=last.x, rates=last.rates, waited=frozenset(range(plan.n_limits)))
+def phase_latency(plan: SimPlan, mix: Mix, last: Phase, rate: float) -> PhaseLatency:
+    """The request times of `last` (`steady_phase`) at `rate` requests/s: composed from each
+    limit's wait as `_latencies` does below saturation, with the limits that waited; or, past
+    saturation, on a device's write-back split, a serial device or with no request classes, from
+    the phase's own wait."""
+    n = last.x * (last.end_s - last.start_s)
+    composed = not (last.split is not None or last.backlog_slope > 0 or not mix.classes
+                    or not rate or n <= 0 or plan.dev_serial[0])
+    waited: set[int] = set()
+    if composed:  # `_latencies`'s sum for this one phase, the limits that waited recorded
+        dist = mixture([(n, request_latency(plan, mix, last.x, list(last.rates), waited)[0])])
+    else:
+        dist = _latencies(plan, mix, [last], open_rate=rate)[0]
+    return PhaseLatency(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
+                        x=last.x, rates=last.rates,
+                        waited=frozenset(waited) if composed else None)
 
 
-def steady_state_with(plan: SimPlan, last: Phase, rate: float, lat: OpenLatency) -> SteadyState:
+def steady_state_with(plan: SimPlan, last: Phase, rate: float, lat: PhaseLatency) -> SteadyState:
     """The steady state of `last` (`steady_phase`) at `rate` requests/s with request times
     `lat`."""
     util = last.x / last.capacity if math.isfinite(last.capacity) else 0.0
