@@ -123,7 +123,7 @@ def run_des(plan: SimPlan, source: RequestSource, *, duration_s: float, seed: in
     tmp = np.zeros((3, plan.members + 1), dtype=np.int64)
     cap = source.concurrency + 1
     events = (np.zeros(cap), np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64))
-    log_state = np.tile(np.array([0.0, -1.0, -1.0]), (4, 1))
+    log_state = np.tile(np.array([0.0, -1.0, -1.0, -1.0]), (4, 1))
     tracked = plan.bucket_limits()[:4]
     track = np.array(tracked, dtype=np.int64)
     dt = max(duration_s / TIMELINE_POINTS, 1e-3)

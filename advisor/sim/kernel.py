@@ -471,18 +471,24 @@ def _throttled(t, kind, bg_ctl):  # type: ignore[no-untyped-def]
 def _group_commit(t, k, io_size, io_off, io_aux, io_key, log_state, raid, n, chunk,  # type: ignore[no-untyped-def]
                   chain, limi, limf, lims, devf, devm, mems, tmp):
     """Completion of a commit arriving at `t` on log io_aux[k]: one log write + flush at a time;
-    commits arriving meanwhile share the next one. log_state[log] = (current flush done,
-    forming group's start, its done or -1)."""
+    commits arriving meanwhile share the next one, and so do those arriving at the instant a
+    flush starts (the members of one redo group reach the binlog together: MySQL's ordered
+    commit syncs the binlog once for the whole group). log_state[log] = (current flush done,
+    forming group's start, its done or -1, current flush's start)."""
     log = io_aux[k]
     if log_state[log, 2] >= 0.0 and t > log_state[log, 1]:
         log_state[log, 0] = log_state[log, 2]
+        log_state[log, 3] = log_state[log, 1]
         log_state[log, 2] = -1.0
+    if t == log_state[log, 3] and t < log_state[log, 0]:
+        return log_state[log, 0]
     if log_state[log, 2] >= 0.0:
         return log_state[log, 2]
     if t >= log_state[log, 0]:
         d = _submit(t, 2, io_size[k], io_off[k], io_key, k, raid, n, chunk,
                     chain, limi, limf, lims, devf, devm, mems, tmp)
         log_state[log, 0] = d
+        log_state[log, 3] = t
         return d
     # The next group's flush starts when the current one ends; its limit cost is charged now so
     # the limits keep seeing I/Os in time order.

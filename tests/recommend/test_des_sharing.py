@@ -17,7 +17,9 @@ from recommend.request import size_request
 from recommend.run import run_size
 
 CATALOG = builtin_catalog()
-REQ = size_request({"workload": "mysql", "data_gb": 500, "p99_ms": 5})
+# 4.5 ms: at 5 ms the event simulation passes the cheap candidates since its binlog takes a redo
+# group whole (2026-11-29), and few rejections are left to share.
+REQ = size_request({"workload": "mysql", "data_gb": 500, "p99_ms": 4.5})
 STORAGE = "raid0:4xgp2:334GiB"
 
 
