@@ -456,7 +456,14 @@ def _storage_key(judged: SimPlan, server: MysqlServer, req: MysqlSizeRequest) ->
     bare = replace(judged, lim_rate=zeroed(judged.lim_rate), lim_burst=zeroed(judged.lim_burst),
                    lim_cap=zeroed(judged.lim_cap), lim_init=zeroed(judged.lim_init),
                    lim_earn=zeroed(judged.lim_earn))
-    h = hashlib.blake2b(_plan_bytes(bare, _NOT_SIMULATED), digest_size=20)
+    return _state_key(bare, server, req)
+
+
+def _state_key(judged: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> bytes:
+    """What a steady state is computed from: the judged plan's figures, what the server's mix
+    is built from (`_built_from`; not its data's size and placement, which only the event
+    simulation reads) and the peak."""
+    h = hashlib.blake2b(_plan_bytes(judged, _NOT_SIMULATED), digest_size=20)
     h.update(repr((_server_io(server).built, req.peak_hours)).encode())
     return h.digest()
 
@@ -494,15 +501,14 @@ def _shared_times(plan: SimPlan, last: Phase, known: _Storage) -> bool:
 def evaluate(plan: SimPlan, server: MysqlServer, req: MysqlSizeRequest) -> SteadyState:
     """The server's steady state over the peak, each credit bucket judged for this load."""
     judged, _ = _judged(plan, server, req, server_cost(plan, server))
-    h = hashlib.blake2b(_plan_bytes(judged, _NOT_SIMULATED), digest_size=20)
-    h.update(repr((server, req.peak_hours)).encode())
+    key = _state_key(judged, server, req)
 
     def make() -> tuple[SteadyState, int]:
-        st = _steady(judged, server_mix(plan, server), server, req, h.digest())
+        st = _steady(judged, server_mix(plan, server), server, req, key)
         names = judged.limit_names
         return st, names.index(st.binding) if st.binding in names else -1
 
-    st, binding = _STATES.kept(h.digest(), make)
+    st, binding = _STATES.kept(key, make)
     # The binding limit by its place in the plan, named as this plan names it.
     return st if binding < 0 else replace(st, binding=judged.limit_names[binding])
 
