@@ -35,7 +35,6 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -43,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rich.progress import Progress  # noqa: E402
+from scipy.optimize import brentq  # noqa: E402
 
 import advisor.sim.des as des  # noqa: E402
 from advisor.layout import resolve  # noqa: E402
@@ -50,7 +50,7 @@ from advisor.sim.analytic import build_mix  # noqa: E402
 from advisor.sim.analytic.commit import COMMIT, flushes_per_commit, with_group_commit  # noqa: E402
 from advisor.sim.analytic.dist import Dist  # noqa: E402
 from advisor.sim.analytic.engine import limit_name  # noqa: E402
-from advisor.sim.analytic.mix import Mix  # noqa: E402
+from advisor.sim.analytic.mix import IoPart, Mix  # noqa: E402
 from advisor.sim.analytic.waits import _hit  # noqa: E402
 from advisor.sim.plan import SimPlan, compile_plan  # noqa: E402
 from advisor.userfiles import load_catalog  # noqa: E402
@@ -76,7 +76,7 @@ class Fluid:
     rho_others: float | None  # the other I/Os' utilisation there
 
 
-def _commits(mix: Mix) -> list[tuple[float, Any]]:
+def _commits(mix: Mix) -> list[tuple[float, IoPart]]:
     return [(c.probability, io) for c in mix.classes for io in c.ios
             if io.op == COMMIT and io.rate > 0]
 
@@ -124,13 +124,10 @@ def _elastic_wait(service: Dist, lam: float, rho_o: float, load: float) -> float
 
     if rho(0.0) < 1:
         return None
-    lo, hi = 0.0, 1.0
+    hi = 1e-3
     while rho(hi) > 1 and hi < 1e3:
         hi *= 2
-    for _ in range(60):  # bisection
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if rho(mid) > 1 else (lo, mid)
-    return hi
+    return float(brentq(lambda w: rho(w) - 1, 0.0, hi, xtol=1e-9))
 
 
 @dataclass(frozen=True, slots=True)
