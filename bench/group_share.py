@@ -89,14 +89,23 @@ SWEEPS = (
 @dataclass(frozen=True, slots=True)
 class Fluid:
     share: float  # log writes per commit
+    per_log: float  # the same with a flush at its service time (no limit in the way)
     wait_ms: float  # each flush's wait at the binding limit
-    limit: str | None  # where the logs are elastic (None: nowhere)
+    limit: int | None  # where the logs are elastic (None: nowhere)
     rho_others: float | None  # the other I/Os' utilisation there
 
 
 def _commits(mix: Mix) -> list[tuple[float, IoPart]]:
     return [(c.probability, io) for c in mix.classes for io in c.ios
             if io.op == COMMIT and io.rate > 0]
+
+
+def _at_limit(plan: SimPlan, mix: Mix, x: float, l: int) -> tuple[float, float, float]:
+    """(limit l's rate in force, the logs' cost per request there were every commit its own
+    write, the other I/Os' utilisation of it) at `x` requests/s."""
+    log_cost = sum(p * io.rate * float(io.cost[l]) for p, io in _commits(mix))
+    rate = plan.rate_in_force(l, set())
+    return rate, log_cost, x * (float(mix.cost[l]) - log_cost) / rate if rate > 0 else 0.0
 
 
 def fluid_share(plan: SimPlan, mix: Mix, x: float) -> Fluid:
@@ -108,13 +117,11 @@ def fluid_share(plan: SimPlan, mix: Mix, x: float) -> Fluid:
     svc = first.service
     per_log = flushes_per_commit(svc, lam)
     same = 1.0 / plan.members  # chance the binlog's chunk is on the redo log's member
-    best = Fluid(per_log, 0.0, None, None)
+    best = Fluid(per_log, per_log, 0.0, None, None)
     for l in range(plan.n_limits):
-        rate = plan.rate_in_force(l, set())
+        rate, _, rho_o = _at_limit(plan, mix, x, l)
         if rate <= 0:
             continue
-        log_cost = sum(p * io.rate * io.cost[l] for p, io in commits)
-        rho_o = x * (float(mix.cost[l]) - log_cost) / rate
         works = [_hit(plan, l, io)[1] for _, io in commits]
         if rho_o >= 1 or not any(w > 0 for w in works):
             continue
@@ -129,7 +136,7 @@ def fluid_share(plan: SimPlan, mix: Mix, x: float) -> Fluid:
             share += weight * (per_log if w is None else flushes_per_commit(svc.shifted(w), lam))
             wait += weight * (w or 0.0)
         if share < best.share:
-            best = Fluid(share, wait * 1000, limit_name(plan, l), round(rho_o, 3))
+            best = Fluid(share, per_log, wait * 1000, l, round(rho_o, 3))
     return best
 
 
@@ -148,25 +155,14 @@ def _elastic_wait(service: Dist, lam: float, rho_o: float, load: float) -> float
     return float(brentq(lambda w: rho(w) - 1, 0.0, hi, xtol=1e-9))
 
 
-def _elastic_limit(plan: SimPlan, mix: Mix, x: float) -> int | None:
-    """The one-member limit where the logs are elastic at `x` requests/s (None: none, or a
-    RAID, whose member limits this diffusion does not model)."""
-    fluid = fluid_share(plan, mix, x)
-    if fluid.limit is None or plan.members > 1:
-        return None
-    return next(l for l in range(plan.n_limits) if limit_name(plan, l) == fluid.limit)
-
-
 def backlog_wait(plan: SimPlan, mix: Mix, x: float, l: int) -> Dist:
     """The wait (V - tau)^+ at limit `l` of an I/O arriving at random, V the backlog held by
     the elastic logs (the stationary law of the diffusion in the module's docstring)."""
     commits = _commits(mix)
     prob, first = commits[0]
     lam = x * prob * first.rate
-    rate = plan.rate_in_force(l, set())
+    rate, log_cost, rho_o = _at_limit(plan, mix, x, l)
     tau = float(plan.tolerance_s[l])
-    log_cost = sum(p * io.rate * io.cost[l] for p, io in commits)
-    rho_o = x * (float(mix.cost[l]) - log_cost) / rate
     cycle = log_cost / prob / rate  # seconds of work one group adds on both logs
     # the other I/Os' second-moment rate of work (background streams and the requests' own)
     y = sum(x * io.rate * (io.cost[l] / rate) ** 2 for io in mix.background if io.rate > 0)
@@ -254,9 +250,9 @@ def measure(spec: str, data_gb: float, preset: str, tps: float, duration_s: floa
     landed = next(float(b.cost.max() / a.cost.max())
                   for c, c2 in zip(mix.classes, grouped.classes, strict=True)
                   for a, b in zip(c.ios, c2.ios, strict=True) if a.op == COMMIT)
-    prob, first = _commits(mix)[0]
     fluid = fluid_share(plan, mix, server.rate_tps)
-    at = _elastic_limit(plan, mix, server.rate_tps) if preset == "sysbench-oltp-wo" else None
+    # the diffusion: on one volume (not a RAID's member limits), for commit-bound transactions
+    at = fluid.limit if preset == "sysbench-oltp-wo" and plan.members == 1 else None
     p99 = None if at is None else round(commit_bound_p99(plan, mix, server.rate_tps, at) * 1000,
                                         2)
     return Row(layout=spec, preset=preset, tps=tps,
@@ -266,10 +262,10 @@ def measure(spec: str, data_gb: float, preset: str, tps: float, duration_s: floa
                                                for r in raws])) * 1000, 2),
                des_redo=round(des_share[0], 3), des_binlog=round(des_share[1], 3),
                landed=round(landed, 3),
-               per_log=round(flushes_per_commit(first.service,
-                                                server.rate_tps * prob * first.rate), 3),
+               per_log=round(fluid.per_log, 3),
                fluid=round(fluid.share, 3), fluid_wait_ms=round(fluid.wait_ms, 3),
-               elastic_at=fluid.limit, rho_others=fluid.rho_others, diffusion_p99_ms=p99)
+               elastic_at=None if fluid.limit is None else limit_name(plan, fluid.limit),
+               rho_others=fluid.rho_others, diffusion_p99_ms=p99)
 
 
 def table(rows: list[Row]) -> str:
