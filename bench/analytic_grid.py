@@ -345,7 +345,20 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "ms), sysbench-oltp-wo on io1 at 30 % 3.92 -> 3.42 ms. The model did not change, "
               "so the grid moved from 232 to 227 of 258 server loads within 10 % and its "
               "median |error| from 3.1 to 4.0 %: the model's taking both logs as one at twice "
-              "the commit rate had matched the extra flushes.",
+              "the commit rate had matched the extra flushes. Measured since (bench/"
+              "ordered_commit.py, 2026-11-29, tenth session): against a direct simulation of "
+              "the two logs with a volume's write service and no limit in the way, that model's "
+              "commit p99 is 9-20 % high from 50 to 400 commits/s (+78 % on gp3 at 800), while "
+              "the ordered commit (a group's binlog sync runs beside the next group's redo "
+              "flush) is within 0.4 % at the median, 8.2 % at most. Put in the engine with this "
+              "grid's DES results, it halved the median |error| (4.0 -> 1.8 %; io1 10,000 IOPS "
+              "at 30 and 60 % of the knee +5.9..+10.1 % -> -1.4..-0.3 %) but left 218 loads "
+              "within 10 %: the extra commit waits had hidden a shortfall at the volumes' IOPS "
+              "limits (gp3 and RAID 0 2xgp3 masters at 60 % -11 to -19 %, RAID 0 masters behind "
+              "a replica at 85 % -20 to -22 %), and with it the screen sent cheap RAID 0 gp3 "
+              "masters to the event simulation that it rejected (`size --data-gb 500 --p99-ms "
+              "4.5`: 18 rejections, a dearer answer). Not adopted until that shortfall is "
+              "fixed.",
               "",
               "RAID 0 (advisor/sim/analytic/striping.py): a sequential stream (redo log, "
               "binlog, a replica's relay log) writes a whole chunk (512 KiB: 128 4-KiB log "
