@@ -69,6 +69,7 @@ from workloads.mysql import GIB, MysqlParams, MysqlServer, TxnIo, derive_io, ser
 from workloads.mysql_run import (
     CPU_LIMIT,
     apply_capacity_tps,
+    apply_ceiling_tps,
     cpu_utilisation,
     flush_throttle_lag_s,
 )
@@ -718,8 +719,19 @@ def _screen(c: Candidate, plan: SimPlan, req: MysqlSizeRequest, replicas: int,
             cap = apply_capacity_tps(server, plan, None)
             if cap < server.params.write_tps:
                 return (f"replica falls behind at {label} load: applies {cap:,.0f} writes/s < "
-                        f"{server.params.write_tps:,.0f}")
+                        f"{server.params.write_tps:,.0f}, {_applier_words(server, plan)}")
     return None
+
+
+def _applier_words(server: MysqlServer, plan: SimPlan) -> str:
+    """What bounds the applier: its workers, or, when no number of workers would apply the
+    write rate, the dependent share of the work (an estimate) and the ceiling it sets."""
+    p = server.params
+    ceiling = apply_ceiling_tps(server, plan, None)
+    if ceiling is not None and ceiling < p.write_tps:
+        return (f"at most {ceiling:,.0f} with any number of workers, {p.replica_dependency:.0%} "
+                "of the work dependent")
+    return f"with {p.workers} applier worker{'s' if p.workers > 1 else ''}"
 
 
 def des_method(req: MysqlSizeRequest) -> str:

@@ -101,6 +101,20 @@ def apply_capacity_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None
     """Read-write transactions/s the replica's applier can apply. One worker applies one
     transaction after another (its page reads, CPU and commit); `replica_workers` workers overlap
     all but the dependent share of the work (Amdahl: speed-up 1 / (d + (1 - d) / workers))."""
+    d = server.params.replica_dependency
+    speedup = 1 / (d + (1 - d) / server.params.workers)
+    return speedup / _apply_seconds(server, plan, read_ms)
+
+
+def apply_ceiling_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None) -> float | None:
+    """What the applier applies at most with any number of workers, 1 / (d x one transaction's
+    apply time); None when no share of the work is dependent (d = 0)."""
+    d = server.params.replica_dependency
+    return 1 / (d * _apply_seconds(server, plan, read_ms)) if d > 0 else None
+
+
+def _apply_seconds(server: MysqlServer, plan: SimPlan, read_ms: float | None) -> float:
+    """One worker's time for one transaction: its page reads, its commits' flushes, its CPU."""
     p, io = server.params, server.io
     prof = plan.profile
     read_s = (read_ms / 1000) if read_ms else prof.read.median_ms / 1000
@@ -108,10 +122,7 @@ def apply_capacity_tps(server: MysqlServer, plan: SimPlan, read_ms: float | None
                 else 0)
     w = p.shape.write_txn
     commits = max(1, w.commits) if w is not None else 1
-    per_txn = io.apply_reads * read_s + commits * commit_s + p.cpu_ms_apply / 1000
-    d = p.replica_dependency
-    speedup = 1 / (d + (1 - d) / p.workers)
-    return speedup / max(per_txn, 1e-9)
+    return max(io.apply_reads * read_s + commits * commit_s + p.cpu_ms_apply / 1000, 1e-9)
 
 
 def _fsync_note(server: MysqlServer, plan: SimPlan) -> str | None:

@@ -136,8 +136,8 @@ def _infeasible_line(exc: InfeasibleSlo) -> str:
         return (f"the lowest p99 found is {exc.best_p99_ms:,.2f} ms ({exc.best}); --explain "
                 "lists the closest candidates and what they miss")
     first, _, rest = str(exc).partition("; ")
-    if len(first) > 200:
-        first = first[:199] + "…"
+    if len(first) > 220:  # the line, prefix and hint included, stays under 300 characters
+        first = first[:219] + "…"
     return first + ("; --explain lists the other close candidates" if rest else "")
 
 

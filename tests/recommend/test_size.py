@@ -317,3 +317,28 @@ def test_the_lowest_p99_is_the_interval_end_that_decided_a_des_check(catalog: Ca
                        req)
     assert both is not None
     assert both[0] == 12.0
+
+
+def test_a_replica_that_falls_behind_says_whether_more_workers_would_help(
+        catalog: Catalog) -> None:
+    """When no number of workers would apply the write rate (the dependent share binds, an
+    estimate the user may know better), the reason names that ceiling; otherwise the workers."""
+    from advisor.layout import resolve
+    from advisor.sim.plan import compile_plan
+    from recommend.mysql_search import _applier_words
+    from workloads.mysql import MysqlParams
+    from workloads.mysql_run import Deployment, apply_ceiling_tps, build_servers
+
+    layout = resolve("r5.xlarge:gp3:500GiB", catalog)
+    plan = compile_plan(layout, catalog)
+
+    def replica(tps: float) -> Any:
+        params = MysqlParams(tps=tps, data_gb=100, replicas=1)
+        return build_servers(Deployment(master=layout, replica=layout), params, None)[1]
+
+    ceiling = apply_ceiling_tps(replica(1000.0), plan, None)
+    assert ceiling is not None
+    past = replica(ceiling * 4.25 * 1.1)  # writes 10 % over the ceiling
+    assert _applier_words(past, plan) == (f"at most {ceiling:,.0f} with any number of workers, "
+                                          "25% of the work dependent")
+    assert _applier_words(replica(ceiling * 4.25 * 0.9), plan) == "with 4 applier workers"

@@ -304,3 +304,26 @@ def test_event_and_analytic_engines_agree_on_throughput_below_saturation(
     assert des.achieved_tps == pytest.approx(ana.achieved_tps, rel=0.05)
     for d, a in zip(des.servers, ana.servers, strict=True):
         assert d.achieved_tps == pytest.approx(a.offered_tps, rel=0.05), d.role
+
+
+def test_the_applier_ceiling_is_what_any_number_of_workers_reaches(catalog: Catalog) -> None:
+    """Amdahl: with a share d of the apply work dependent, W workers apply
+    1 / (d + (1 - d) / W) times one worker's rate, never more than 1 / d times it; with d = 0
+    there is no ceiling."""
+    from advisor.sim.plan import compile_plan
+    from workloads.mysql_run import apply_capacity_tps, apply_ceiling_tps, build_servers
+
+    layout = resolve(R5, catalog)
+    plan = compile_plan(layout, catalog)
+
+    def replica(**kw: Any) -> Any:
+        params = MysqlParams(tps=1000.0, data_gb=100, replicas=1, **kw)
+        return build_servers(Deployment(master=layout, replica=layout), params, None)[1]
+
+    one = apply_capacity_tps(replica(replica_workers=1, replica_dependency=0.25), plan, None)
+    ceiling = apply_ceiling_tps(replica(replica_dependency=0.25), plan, None)
+    assert ceiling == pytest.approx(4 * one)
+    many = apply_capacity_tps(replica(replica_workers=1024, replica_dependency=0.25), plan, None)
+    assert many == pytest.approx(ceiling, rel=0.005)
+    assert many < ceiling
+    assert apply_ceiling_tps(replica(replica_dependency=0.0), plan, None) is None
