@@ -100,8 +100,10 @@ time-average wait with its chance tilted by e^(theta a) per earlier I/O, theta =
 wait given a wait): the masters it aims at come within 2 % (gp3 70 and 650 GiB behind a replica
 at 60 % -18.6 -> -2.0 / -1.8 %, gp2 650 GiB -11.1 -> -0.7 %, io1 10,000 IOPS without a replica
 at 85 % -12.9 -> +1.6 %), but 198 of 258 within 10 %: the loads without a replica, whose waits
-are short, went +30 to +54 %, theta from a short mean wait overstating the tilt. The tilt wants
-the backlog's own tail (or the chain on a lattice), not the wait's mean.
+are short, went +30 to +54 %, theta from a short mean wait overstating the tilt; with theta from
+the slope of the wait's tail (between the median and the 90th percentile of a wait) 201, the
+same loads +24 to +55 %. A tilt growing with every earlier I/O is too strong there: it wants
+the reflection at an empty backlog, i.e. the chain on a lattice.
 
 Also measured: each flush held for its wait at the limits (pi, the residual and the last sync
 taken with a flush's service plus a write's wait there): 217 of 258 (gp3 70 GiB behind a replica
