@@ -117,11 +117,13 @@ N Poisson of mean lambda e^(theta a) d: with theta ~ 2 / ms and d ~ 0.5 ms that 
 event simulation's figure, where the untilted rate gives ~40 %. With that rate in the lattice
 after a wait (and the other limits' waits added as fresh draws) this master with its redo log
 alone came within 3.5 % (5.69 against 5.90 ms; -14.8 % untilted, -11.8 % with the regressed
-chain), but the grid fell to 174 of 258: the 85 % loads went -40 to -66 %, the lattice's 12 ms
-of backlog and 21 ms of waits too short for them and the congested queue's feedback
-(`_congested`) not in it; with the doublewrite (its lifts at the volume's throughput, a few
-large jobs, not units) this master stayed at -30 %. The tilted rate in an excursion is the
-lead; the lattice needs the congested regime and large jobs before it can stand for the chain.
+chain), but the grid fell to 174 of 258: the 85 % loads went -40 to -66 %. Not for the
+lattice's range: on this master at 507 tps (85 %) 12 ms of backlog on 512 cells gave -39.4 %
+as sized and -16.8 % with the redo log alone, 60 ms on 1,024 cells -41.9 / -22.5 %; the
+congested queue's feedback (`_congested`) is not in it. With the doublewrite (its lifts at the
+volume's throughput, a few large jobs, not units) this master stayed at -30 % at 358 tps. The
+tilted rate in an excursion is the lead; the lattice needs the congested regime and large jobs
+before it can stand for the chain.
 
 Also measured: each flush held for its wait at the limits (pi, the residual and the last sync
 taken with a flush's service plus a write's wait there): 217 of 258 (gp3 70 GiB behind a replica
