@@ -7,16 +7,15 @@ p99 by at most 9.7 %; open loop on io1, NVMe and RAID of gp3 by at most 6.7 % (p
 (p99); gp3 open-loop p99 is +18.6 %, the edge of the open-loop gap below. Seed-to-seed noise is
 under 1 %. Tolerances set from that: IOPS 5 %, p50 10 %, p99 20 %.
 
-Known gap, a strict xfail so it stays visible (see KNOWN_GAPS): RAID 10 at high iodepth, where
-the analytic engine gives every request the closed loop's mean wait while the DES's mirrors
-fluctuate (reads go to the less busy mirror, writes to both, a fork-join): p99 -42 %.
-Fixed since: several queues at high iodepth on RAID 0 (gp3 members, HDD disks), where every
-request took the mean wait while the DES routes each I/O to one member whose queue wanders: p99
--44..-66 % and p50 +21..+41 %, now -9..+1 % and -8..0 % (the members' walk in product form,
-`phases.member_spread`; HDD disks at half their capacity in open loop an M/G/1 queue each,
-`phases.disk_wait`). RAID 0 of 8 gp3 and of 2 gp2 volumes were added after the fix, checked
-first off the grid: at iodepth 64 on 8 members p50 -10.2 %, a strict xfail, and p99 -3.0 %.
-Fixed since: NVMe with a write-back cache near saturation (m5d.large store, RAID 1 of
+Known gap, a strict xfail so it stays visible (see KNOWN_GAPS): RAID 0 of 8 gp3 volumes at
+iodepth 64, p50 -10.2 % (p99 -3.0 %).
+Fixed since: several queues at high iodepth on RAID 0 and RAID 10 (gp3 members, HDD disks),
+where every request took the mean wait while the DES routes each I/O to one member (one mirror
+pair) whose queue wanders: p99 -42..-66 % and p50 +21..+41 %, now -9..+1 % and -8..0 % (the
+members' walk in product form, `phases.member_spread`; HDD disks at half their capacity in
+open loop an M/G/1 queue each, `phases.disk_wait`). RAID 0 of 8 gp3 and of 2 gp2 volumes were
+added after the fix, checked first off the grid (bench/raid_members.py).
+Fixed before that: NVMe with a write-back cache near saturation (m5d.large store, RAID 1 of
 m5d.8xlarge stores), where the analytic engine gave reads and writes one device wait (p50/p99
 18-30 % low): reads now wait the device's backlog and writes only what the cache cannot hold,
 the closed loop's backlog shaped as a finite-source queue (advisor/sim/analytic/phases.py), p50
@@ -58,10 +57,7 @@ LOADS = ("iodepth=1", "iodepth=8", "iodepth=64", "open=0.5")  # open: fraction o
 IOPS_TOL, P50_TOL, P99_TOL = 0.05, 0.10, 0.20
 MIN_IOS = 300_000  # simulated I/Os per DES level: p99 seed noise stays under 1 %
 
-_MIRRORS = ("analytic engine gives every request the closed loop's mean wait; the DES's mirrors "
-            "fluctuate (reads to the less busy one, writes to both: fork-join)")
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {  # (grid id, load, metric): measured gap
-    ("raid10-gp3", "iodepth=64", "p99"): f"{_MIRRORS}: p99 -42 %",
     ("raid0-8xgp3", "iodepth=64", "p50"): (
         "the members' walk in product form (phases.member_spread) puts a little more of the "
         "wait at the ends than the DES on 8 members: p50 -10.2 % (p99 -3.0 %; the mean wait "
