@@ -125,6 +125,57 @@ volume's throughput, a few large jobs, not units) this master stayed at -30 % at
 tilted rate in an excursion is the lead; the lattice needs the congested regime and large jobs
 before it can stand for the chain.
 
+Tried in a scratch worktree (2026-11-30, eleventh session; not landed, for the losses below):
+the ordered commit in the engine (`waits.ordered_commit`, each log keyed by itself: `IoSpec.log`,
+`commit.log_key`; the limits' share still by size), plus two changes to the chain (`waits.regressed_sum`): a wait met later
+in a transaction starts a chain of its own that regresses as the first one's does (until then
+the later waits were independent draws, so congestion met at the third I/O was not carried into
+the fourth and fifth), and each limit that waits runs its own chain (one chain over the limit of
+the largest mean wait gave this master's IOPS waits the bandwidth limit's carry, 0.25 against
+0.71: the doublewrite's lifts dominate its mean wait). This master (3,000 IOPS): as sized 9.18
+/ 7.49 (ordered) -> 8.74 ms (-4.8 %), no doublewrite 8.02 / 7.18 -> 7.81 (-2.6 %), redo log only
+5.90 / 5.20 -> 5.42 (-8.1 %), 16,000 IOPS 5.96 / 5.89 (unchanged). The grid (its DES results,
+the analytic engine alone changed): 227 -> 229 of 258 server loads within 10 %, median |error|
+4.0 -> 2.0 %, max 29.4 -> 30.4 %. In: the masters behind a replica at 60 % on gp3 / gp2 / io1
+(c5.large gp3 70 GiB -14.5 -> -4.9 %, r5.xlarge and m5.2xlarge gp3 650 GiB -14.2 -> -4.9 %,
+gp2 70 GiB +17.1 -> -3.8 %, io1 10,000 IOPS +10.1 -> -0.8 %), gp3 70 GiB behind a replica at 85
+% +11.5 -> -3.1 %, m5d.large store behind a replica at 60 % -13.4 -> -3.7 %, sysbench-oltp-wo at
+30 % +16.2 -> -1.8 %. Out: masters without a replica at 60 % (c5.large gp3 650 GiB +5.9 ->
++13.2 %, io1 3,500 IOPS +2.2 -> +10.8 %; gp2 650 GiB +10.7 -> +17.8 %), RAID 0 2xgp3 masters
+(60 %: -3..-9 -> -10.3..-11.9 %; 35 GiB behind a replica at 85 % -7.1 -> -17.9 %), and
+sysbench-oltp-wo at 60 % -16.8 -> -29.5 % (its commits: below). The new chain does not cause the
+RAID 0 and oltp-wo misses (the ordered commit alone: -21.9 and -29.7 %), it causes the 60 %
+masters without a replica.
+
+What the event simulation shows there (`--positions`' measure, seed 1, 65-125 s, every setting
+as sized): the regression of a wait on the one before it, w' ~ a w + b (zeros included), has a =
+0.34-0.36 at 60 % of the knee (c5.large gp3 70 GiB with and without a replica, gp3 650 GiB
+without), 0.43 at 85 % behind a replica, 0.69-0.79 at 85 % without one; the model's carry 1 -
+(1 - rho) / m is 0.71-0.80 at 60 % too, and with its step > 0 there a chain never dies (100 %
+after a wait, the event simulation's 68-81 %). On c5.large gp3 650 GiB without a replica at 60
+% the first device I/O of a transaction waits 5.9 % of the time, the average one 10.1 % (commits
+16.4 %, reads 8.9 %), the model's p 9.4 %: p is near the per-I/O average, so a first I/O drawn
+from it waits too often where the chain then adds the later ones. Tried and not adopted
+(grid counts, these DES results): the regression's noise (the others' work over w + d, normal,
+variance E[a^2] / E[a] x carry (w + d): the chain dies with chance 1 - Phi(mu / sigma), its
+survivors at E[w' | w' > 0]) 226; with the first I/O's chance set so that the chain averages p
+over a request's I/Os, 229 (median 1.3 %; the 60 % masters without a replica still +11 to +19
+%); the noise's deaths without its raised survivors 226; the carry as rho (m = 1) 187 (and with
+the noise 198); a RAID 0 commit's wait taken given its log's stream on its member
+(`striping.states` conditioned) moved its masters by ~1 % (9.42 ms in the event simulation,
+7.73 -> 7.83 ms); each flush held for its wait at the limits with the commits out of the chain,
+186; the chain with the landed (size-keyed) commit, 228 (on the docs' rounded tps). On
+sysbench-oltp-wo at 60 % (r5.xlarge io1 3,500 IOPS, 1,310 tps, 72 % of its IOPS) the commits
+are slowed by the limit 9.6 % of the time in the event simulation (a held flush delays the
+groups behind it), where the model's I/O waits 1.1 %: the ordered commit alone is -4.6 % there
+(`measure` at 1,310 commits/s), the rest is that hold.
+
+`advisor size --tps 627 --reads 3.25`: $174.69 (unchanged); `--data-gb 500 --p99-ms 5`: $355.26
+(r6g.large:raid0:8xgp2:168GiB; main $685.86), 4 DES rejections, 5 confirmations; `--p99-ms 4.5`:
+$759.45 (main $685.86), 14 DES rejections, 4 failed confirmations: the screen puts r6g.large
+io1 600 GiB 6,000 IOPS at 4.47 ms at 815 tps (main 4.84) where the event simulation gives 4.77,
+and r6g.large io2 at 4.24 (main 4.44) against 4.36 on seeds 9-16, which failed to confirm.
+
 Also measured: each flush held for its wait at the limits (pi, the residual and the last sync
 taken with a flush's service plus a write's wait there): 217 of 258 (gp3 70 GiB behind a replica
 at 60 % -13.6 -> -6.6 %, but gp2 70 GiB without a replica at 85 % +15.1 %: a doublewrite lift
