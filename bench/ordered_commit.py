@@ -126,26 +126,26 @@ tilted rate in an excursion is the lead; the lattice needs the congested regime 
 before it can stand for the chain.
 
 Tried in a scratch worktree (2026-11-30, eleventh session; not landed, for the losses below):
-the ordered commit in the engine (`waits.ordered_commit`, each log keyed by itself: `IoSpec.log`,
-`commit.log_key`; the limits' share still by size), plus two changes to the chain (`waits.regressed_sum`): a wait met later
-in a transaction starts a chain of its own that regresses as the first one's does (until then
-the later waits were independent draws, so congestion met at the third I/O was not carried into
-the fourth and fifth), and each limit that waits runs its own chain (one chain over the limit of
-the largest mean wait gave this master's IOPS waits the bandwidth limit's carry, 0.25 against
-0.71: the doublewrite's lifts dominate its mean wait). This master (3,000 IOPS): as sized 9.18
-/ 7.49 (ordered) -> 8.74 ms (-4.8 %), no doublewrite 8.02 / 7.18 -> 7.81 (-2.6 %), redo log only
-5.90 / 5.20 -> 5.42 (-8.1 %), 16,000 IOPS 5.96 / 5.89 (unchanged). The grid (its DES results,
-the analytic engine alone changed): 227 -> 229 of 258 server loads within 10 %, median |error|
-4.0 -> 2.0 %, max 29.4 -> 30.4 %. In: the masters behind a replica at 60 % on gp3 / gp2 / io1
-(c5.large gp3 70 GiB -14.5 -> -4.9 %, r5.xlarge and m5.2xlarge gp3 650 GiB -14.2 -> -4.9 %,
-gp2 70 GiB +17.1 -> -3.8 %, io1 10,000 IOPS +10.1 -> -0.8 %), gp3 70 GiB behind a replica at 85
-% +11.5 -> -3.1 %, m5d.large store behind a replica at 60 % -13.4 -> -3.7 %, sysbench-oltp-wo at
-30 % +16.2 -> -1.8 %. Out: masters without a replica at 60 % (c5.large gp3 650 GiB +5.9 ->
-+13.2 %, io1 3,500 IOPS +2.2 -> +10.8 %; gp2 650 GiB +10.7 -> +17.8 %), RAID 0 2xgp3 masters
-(60 %: -3..-9 -> -10.3..-11.9 %; 35 GiB behind a replica at 85 % -7.1 -> -17.9 %), and
-sysbench-oltp-wo at 60 % -16.8 -> -29.5 % (its commits: below). The new chain does not cause the
-RAID 0 and oltp-wo misses (the ordered commit alone: -21.9 and -29.7 %), it causes the 60 %
-masters without a replica.
+the ordered commit in the engine (`waits.ordered_commit`, each log keyed by itself:
+`IoSpec.log`, `commit.log_key`; the limits' share still by size), plus two changes to the chain
+(`waits.regressed_sum`): a wait met later in a transaction starts a chain of its own that
+regresses as the first one's does (until then the later waits were independent draws, so
+congestion met at the third I/O was not carried into the fourth and fifth), and each limit that
+waits runs its own chain (one chain over the limit of the largest mean wait gave this master's
+IOPS waits the bandwidth limit's carry, 0.25 against 0.71: the doublewrite's lifts dominate its
+mean wait). This master (3,000 IOPS): as sized 9.18 / 7.49 (ordered) -> 8.74 ms (-4.8 %), no
+doublewrite 8.02 / 7.18 -> 7.81 (-2.6 %), redo log only 5.90 / 5.20 -> 5.42 (-8.1 %), 16,000
+IOPS 5.96 / 5.89 (unchanged). The grid (its DES results, the analytic engine alone changed): 227
+-> 229 of 258 server loads within 10 %, median |error| 4.0 -> 2.0 %, max 29.4 -> 30.4 %. In: the
+masters behind a replica at 60 % on gp3 / gp2 / io1 (c5.large gp3 70 GiB -14.5 -> -4.9 %,
+r5.xlarge and m5.2xlarge gp3 650 GiB -14.2 -> -4.9 %, gp2 70 GiB +17.1 -> -3.8 %, io1 10,000
+IOPS +10.1 -> -0.8 %), gp3 70 GiB behind a replica at 85 % +11.5 -> -3.1 %, m5d.large store
+behind a replica at 60 % -13.4 -> -3.7 %, sysbench-oltp-wo at 30 % +16.2 -> -1.8 %. Out: masters
+without a replica at 60 % (c5.large gp3 650 GiB +5.9 -> +13.2 %, io1 3,500 IOPS +2.2 -> +10.8 %;
+gp2 650 GiB +10.7 -> +17.8 %), RAID 0 2xgp3 masters (60 %: -3..-9 -> -10.3..-11.9 %; 35 GiB
+behind a replica at 85 % -7.1 -> -17.9 %), and sysbench-oltp-wo at 60 % -16.8 -> -29.5 % (its
+commits: below). The new chain does not cause the RAID 0 and oltp-wo misses (the ordered commit
+alone: -21.9 and -29.7 %), it causes the 60 % masters without a replica.
 
 What the event simulation shows there (`--positions`' measure, seed 1, 65-125 s, every setting
 as sized): the regression of a wait on the one before it, w' ~ a w + b (zeros included), has a =

@@ -345,42 +345,57 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
     if found <= 0:
         return None
     # Past the top (every other client at the members and still short of W: the pacers'
-    # residuals in mean value analysis) the shape is kept and scaled to W.
-    scaled = values * (wait / found) if found < wait * (1 - 1e-6) else values
+    # residuals in mean value analysis) the shape is kept and scaled to W, as it is for the
+    # bisection's last digits.
+    scaled = values * (wait / found)
     v, m = bin_sorted(scaled, w, KEEP_EDGES)
     return Dist(v, m, wait)
 
 
-def _other_members(others: int, k: int, tokens: int) -> NDArray[np.float64]:
-    """The ways k - 1 members hold 0..others waiting clients between them, each member's idle
-    state counted tokens + 1 times (`member_spread`), scaled to their largest."""
-    g = np.ones(others + 1)
-    g[0] = tokens + 1.0
-    out = np.zeros(others + 1)
-    out[0] = 1.0
-    for _ in range(k - 1):
-        out = _convolved(out, g)
-        out /= out.max()
+def _log_factorials(n: int) -> NDArray[np.float64]:
+    """log k! for k = 0..n."""
+    out: NDArray[np.float64] = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1.0, n + 1)))))
     return out
 
 
-def _convolved(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """The first len(a) terms of the convolution of a and b (non-negative, as long as a), by
-    FFT, with the round-off below 0 clipped."""
-    n = 2 * a.size
-    out: NDArray[np.float64] = np.fft.irfft(np.fft.rfft(a, n) * np.fft.rfft(b, n), n)[:a.size]
-    return np.maximum(out, 0.0)
+def _other_members(others: int, k: int, tokens: int) -> NDArray[np.float64]:
+    """The ways k - 1 members hold 0..others waiting clients between them, each member's idle
+    state counted tokens + 1 times (`member_spread`), scaled to their largest. A member's ways
+    are B + (1, 1, 1, ...) (B = tokens at 0), so k - 1 of them make sum_j C(k - 1, j)
+    B^(k - 1 - j) C(i + j - 1, j - 1): a sum of positive terms, taken in logarithms (a
+    convolution by FFT leaves round-off of 1e-16 of the largest term in every cell, which the
+    far cells of a long queue, 1e-38 of it at 4,096 clients, cannot carry)."""
+    i = np.arange(others + 1, dtype=np.float64)
+    lf = _log_factorials(others + k)
+    terms = []
+    for j in range(k):  # j members holding some, k - 1 - j at their idle state
+        if j < k - 1 and tokens <= 0:
+            continue  # an idle member counts once: B^(k - 1 - j) = 0
+        log_ways = lf[k - 1] - lf[j] - lf[k - 1 - j]
+        if j < k - 1:
+            log_ways += (k - 1 - j) * math.log(tokens)
+        if j == 0:  # all idle: only i = 0
+            terms.append(np.where(i == 0, log_ways, -np.inf))
+            continue
+        idx = (i + j - 1).astype(np.int64)
+        terms.append(log_ways + lf[idx] - lf[j - 1] - lf[idx - (j - 1)])
+    log_rest = np.logaddexp.reduce(np.array(terms), axis=0)
+    out: NDArray[np.float64] = np.exp(log_rest - log_rest.max())
+    return out
 
 
 def _found_waiting(rest: NDArray[np.float64], tokens: int,
                    log_t: float) -> NDArray[np.float64]:
     """P(e others waiting at the arriving I/O's member), e = 0..others (`member_spread`):
     g(e) H(others - e), H the other members' ways `rest` convolved with the delay's t^n / n!
-    (log_t = log(Z / D)), in logarithms scaled to their largest (what underflows is
-    negligible)."""
+    (log_t = log(Z / D)), each scaled to its largest, the delay's cut where it falls below
+    1e-18 of it: all terms positive, so the sum keeps its digits."""
     n = np.arange(rest.size, dtype=np.float64)
-    log_e = n * log_t - np.concatenate(([0.0], np.cumsum(np.log(n[1:]))))  # log t^n / n!
-    h = _convolved(rest, np.exp(log_e - log_e.max()))
+    log_e = n * log_t - _log_factorials(rest.size - 1)
+    keep = np.flatnonzero(log_e >= log_e.max() - 41.5)
+    lo, hi = int(keep[0]), int(keep[-1]) + 1
+    h = np.zeros(rest.size)
+    h[lo:] = np.convolve(rest, np.exp(log_e[lo:hi] - log_e.max()))[:rest.size - lo]
     p = h[::-1].copy()
     p[0] *= tokens + 1.0
     out: NDArray[np.float64] = p / p.sum()
