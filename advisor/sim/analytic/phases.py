@@ -21,7 +21,7 @@ from advisor.sim.analytic.dist import (
 )
 from advisor.sim.analytic.mix import Mix
 from advisor.sim.analytic.mva import binding_capacity, closed_loop, stations
-from advisor.sim.analytic.waits import _mg1_survival
+from advisor.sim.analytic.waits import mg1_survival
 from advisor.sim.plan import KIND_DEVICE, SimPlan
 
 
@@ -241,7 +241,7 @@ def disk_wait(plan: SimPlan, mix: Mix, x: float) -> Dist | None:
     """An open loop's wait at an HDD disk (a raw pattern: one I/O a request, Poisson): each I/O
     queues at the one disk it goes to, an M/G/1 queue at x / members arrivals/s whose jobs are
     the I/Os' service times, so its wait is that queue's workload, exactly (Benes' series,
-    `waits._mg1_survival`). The exponential with the Pollaczek-Khinchine mean that the other
+    `waits.mg1_survival`). The exponential with the Pollaczek-Khinchine mean that the other
     limits' open-loop waits take decays too slowly for a disk's nearly constant service (cs^2
     0.28): on RAID 0 of 2 disks at half their capacity the p99 was 19 % high. None where an I/O
     may occupy more than one disk (RAID 1 and 10, I/Os larger than a RAID 0 chunk)."""
@@ -260,7 +260,7 @@ def disk_wait(plan: SimPlan, mix: Mix, x: float) -> Dist | None:
     mean = sum(r * v * v for r, v in jobs) / (2 * (1 - rho))  # Pollaczek-Khinchine
     levels = np.concatenate(([0.0], np.geomspace(1e-3 * mean + 1e-9, 60 * mean / rho + 1e-6,
                                                  DISK_LEVELS)))
-    surv = np.minimum.accumulate(_mg1_survival(jobs, levels))
+    surv = np.minimum.accumulate(mg1_survival(jobs, levels))
     mass = -np.diff(np.concatenate((surv, [0.0])))
     mid = np.concatenate(((levels[:-1] + levels[1:]) / 2, [levels[-1]]))
     values = np.concatenate(([0.0], mid))
@@ -320,7 +320,7 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
         k = max(1, len(peers)) // (2 if plan.raid in (RAID1, RAID10) else 1)
         s = k / capacity / mix.data_fraction  # a data I/O's units at its member / the rate
         tokens = round(float(plan.tolerance_s[binding]) / s)
-    elif mix.serial_seconds > 0:
+    elif mix.serial_seconds > 0 and plan.raid in (NONE, RAID0):  # HDD disks, one a request
         k, tokens = plan.members, 0
         s = mix.serial_seconds / mix.data_fraction
     else:

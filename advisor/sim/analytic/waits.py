@@ -7,7 +7,7 @@ theoretical arrival time runs ahead of the clock by V, the unfinished work of a 
 queue whose service time is an I/O's cost / rate, and an I/O arriving then waits (V - tau)^+.
 
 1. Were every I/O a Poisson arrival, V would be the M/G/1 workload, computed exactly (Benes'
-   series on a lattice, `_mg1_survival`).
+   series on a lattice, `mg1_survival`).
 2. P(V > tau): a transaction's I/Os come in a cluster, one after another, about a service time
    apart. Their effect on the chance to wait at all is taken from large deviations: -log P(V >
    x) ~ inf_t sup_g [g (x + t) - log E exp(g A(t))], with log E exp(g A(t)) of the Poisson
@@ -306,7 +306,7 @@ def _chain_scale(singles: list[tuple[float, float]],
                  rho: float, wait_mean_s: float) -> float:
     """E[V] of a limit that every I/O waits through whole (a device's capacity, tau = 0), with
     a request's later I/Os issued one after another, over E[V] with every I/O Poisson (the
-    M/G/1 value `_mg1_survival` starts from); at most 1.
+    M/G/1 value `mg1_survival` starts from); at most 1.
 
     For any arrivals, E[V] = sum_i lambda_i a_i E[V seen by i] + Y / 2 (the generator of V^2:
     V drains at rate 1 while positive, an arrival adds its work a_i; Y the second-moment rate).
@@ -363,7 +363,7 @@ def _own_work(clusters: list[tuple[_Cluster, float, float, float]]) -> float:
     return sum(cl.rate * pmf_mean(cl.pmf) * h * a for cl, h, a, _ in clusters) / n
 
 
-def _mg1_survival(jobs: list[tuple[float, float]],
+def mg1_survival(jobs: list[tuple[float, float]],
                   levels: NDArray[np.float64]) -> NDArray[np.float64]:
     """P(V > level) for the unfinished work V of an M/G/1 queue fed by Poisson streams of
     (rate /s, work s): Benes' series (1 - rho) sum_n rho^n R^{*n}, R the work's equilibrium
@@ -458,7 +458,7 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         fg_jobs = [(c.probability * x * io.rate * hit, work / rate)
                    for c in dev_classes for io in c.ios if io.op in DEVICE_OPS and io.rate > 0
                    for hit, work in [_hit(plan, l, io)] if hit > 0]
-        exact = _mg1_survival(singles + fg_jobs, levels)
+        exact = mg1_survival(singles + fg_jobs, levels)
         # Clustering (a transaction's I/Os one after another) as the large-deviations ratio
         # of the clustered work to the same I/Os arriving as Poisson.
         clustered = _Work(singles=singles, bg_rate=bg_rate,
@@ -481,9 +481,9 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         # shorter queue than Poisson ones would: the M/G/1 shape, scaled to the lower mean.
         scale = _chain_scale(singles, clus, rho, wait_mean_s) if tau <= 0 else 1.0
         if scale < 1.0:
-            eff = _mg1_survival(singles + fg_jobs, tau + Y_GRID / scale)
+            eff = mg1_survival(singles + fg_jobs, tau + Y_GRID / scale)
         else:
-            eff = exact if s == 1.0 else _mg1_survival(
+            eff = exact if s == 1.0 else mg1_survival(
                 singles + [(r / s, w * s) for r, w in fg_jobs], levels)
         if eff[0] > EXACT_FLOOR:
             shape = np.where(eff > EXACT_FLOOR, eff / float(eff[0]), 0.0)
@@ -535,7 +535,7 @@ def _first_wait(exact: NDArray[np.float64], rho: float, singles: list[tuple[floa
     small = [(r, w) for r, w in singles if w <= cut]
     # The cumulants are additive over independent inputs: the large jobs' own, taken out.
     alone = _Work(singles=big, bg_rate=sum(r for r, _ in big), clusters=[]).cumulants()
-    exact_small = _mg1_survival(small + fg_jobs, levels)
+    exact_small = mg1_survival(small + fg_jobs, levels)
     p_small = _clustered_tail(exact_small, rho - sum(r * w for r, w in big),
                               _ld_rates(as_poisson - alone, levels),
                               _ld_rates(clustered - alone, levels))
