@@ -104,7 +104,8 @@ def run_phases(plan: SimPlan, mix: Mix, duration_s: float, *, open_rate: float |
             if plan.dev_serial[0]:
                 wait = max(0.0, wait - mix.serial_seconds)
             split = closed_split(mix, wait, _ahead(plan, mix, binding), concurrency,
-                                 max(z + mix.extra_latency_s, 1e-9))
+                                 max(z + mix.extra_latency_s, 1e-9),
+                                 _stations(plan, mix, binding))
             spread = member_spread(plan, mix, binding, cap, concurrency, wait) \
                 if split is None else None
         end, hit = duration_s, None
@@ -178,7 +179,8 @@ def open_split(mix: Mix, rho: float, theta: float, tau: float, ahead: float) -> 
     return beyond(tau), beyond(tau + ahead)
 
 
-def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float) -> Split | None:
+def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float,
+                 stations: int = 1) -> Split | None:
     """Closed loop at a device with a write-back cache: mean value analysis gives a request's
     mean wait W; a read waits the device's backlog V, a write (V - ahead)^+, and the two average
     to W per data request (a flush-only request passes no pacing). V's shape is the finite-source
@@ -188,7 +190,13 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float) ->
     progress). With many clients the queue holds about the same number all the time (V nearly
     constant, as at QD64), with few it ranges from empty to all (QD8). a is set so that the mean
     is mean value analysis's W. Past MAX_CLIENTS the spread is negligible (the coefficient of
-    variation is 3.5 % at 64) and V is taken as constant. None without a cache."""
+    variation is 3.5 % at 64) and V is taken as constant. None without a cache.
+
+    Over `stations` alike devices (RAID 0 of instance-store NVMe: each I/O to one of them) an I/O
+    finds e others at its own device with the law of `member_spread` (K = stations, no
+    tolerance): the devices' queues wander between them, and V's spread is theirs (on
+    m5d.8xlarge RAID 0 of 2 at QD64 the one-device shape gave p50 +30 % and p99 -37 % against
+    the event simulation)."""
     if ahead <= 0 or mix.data_fraction <= 0:
         return None
     r = mix.read_fraction
@@ -200,7 +208,8 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float) ->
         return ZERO.shifted(v), ZERO.shifted(max(0.0, v - ahead))
 
     def backlog(log_a: float) -> Dist:
-        unit = _repairman(clients - 1, log_a)
+        unit = _repairman(clients - 1, log_a) if stations < 2 else \
+            _at_own_device(clients - 1, stations, log_a)
         return Dist(unit.values * (math.exp(log_a) * z), unit.weights)
 
     def mean_wait(v: Dist) -> float:
@@ -214,6 +223,18 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float) ->
         lo, hi = (mid, hi) if mean_wait(backlog(mid)) < w else (lo, mid)
     found = backlog((lo + hi) / 2)
     return found, Dist(np.maximum(0.0, found.values - ahead), found.weights)
+
+
+def _at_own_device(others: int, stations: int, log_a: float) -> Dist:
+    """`_repairman` over `stations` alike devices, each I/O to one at random: the backlog, in
+    units of one I/O's device work d, that an I/O finds at its own device, e others there with
+    the product form's law (`_found_waiting`, its delay/demand ratio z / (d / stations) =
+    stations / a), then e - 1 + U of work."""
+    p = _found_waiting(_other_members(others, stations, 0), 0, math.log(stations) - log_a)
+    u = (np.arange(RESIDUAL_POINTS) + 0.5) / RESIDUAL_POINTS
+    values = np.concatenate(([0.0], (np.arange(others)[:, None] + u[None, :]).ravel()))
+    weights = np.concatenate(([p[0]], np.repeat(p[1:] / RESIDUAL_POINTS, RESIDUAL_POINTS)))
+    return Dist(values, weights)
 
 
 def _repairman(others: int, log_a: float) -> Dist:
@@ -311,13 +332,7 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
     if plan.raid in (RAID0, RAID10) and mix.bytes_per_request > plan.chunk_bytes:
         return None
     if binding >= 0:
-        # The binding limit's place in a member's chain, and the same place on every member:
-        # one limit of the instance's, or one of each member's own.
-        where = np.argwhere(plan.chain == binding)
-        peers = {int(x) for x in plan.chain[:, int(where[0, 1])]} if where.size else set()
-        # RAID 10 stripes over mirror pairs: a pair's reads go to its less busy mirror and its
-        # writes to both, so the two stay level and the pair is the station; RAID 1 is one.
-        k = max(1, len(peers)) // (2 if plan.raid in (RAID1, RAID10) else 1)
+        k = _stations(plan, mix, binding)
         s = k / capacity / mix.data_fraction  # a data I/O's units at its member / the rate
         tokens = round(float(plan.tolerance_s[binding]) / s)
     elif mix.serial_seconds > 0 and plan.raid in (NONE, RAID0):  # HDD disks, one a request
@@ -350,6 +365,21 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
     scaled = values * (wait / found)
     v, m = bin_sorted(scaled, w, KEEP_EDGES)
     return Dist(v, m, wait)
+
+
+def _stations(plan: SimPlan, mix: Mix, binding: int) -> int:
+    """How many alike stations a raw pattern's I/Os are spread over at the binding limit (each
+    I/O to one of them): the same limit on each member, one for a limit of the instance's or a
+    serial device's, 1 where an I/O spans members (larger than a chunk). RAID 10 stripes over
+    mirror pairs: a pair's reads go to its less busy mirror and its writes to both, so the two
+    stay level and the pair is the station; RAID 1 is one."""
+    if binding < 0 or mix.classes:
+        return 1
+    if plan.raid in (RAID0, RAID10) and mix.bytes_per_request > plan.chunk_bytes:
+        return 1
+    where = np.argwhere(plan.chain == binding)
+    peers = {int(x) for x in plan.chain[:, int(where[0, 1])]} if where.size else set()
+    return max(1, len(peers) // (2 if plan.raid in (RAID1, RAID10) else 1))
 
 
 def _log_factorials(n: int) -> NDArray[np.float64]:
