@@ -296,32 +296,33 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
 
     Mean value analysis gives the mean wait W, which every request used to wait alike. On K
     alike members (a RAID 0 stripe whose I/Os each go to one member at random: its volumes'
-    limits, or its HDD disks; RAID 10's mirror pairs, each kept level by its reads going to
-    the less busy mirror) the clients are not shared evenly: a member's queue grows by one
-    each time a client routed to it arrives and shrinks at its rate, a walk with no drift once
-    the stripe is saturated, so an arriving I/O finds anywhere from none to almost all of the
-    others at its own member. In the product form of K alike FCFS stations and a delay
-    station Z (everything else: the device's service; Gordon-Newell, with the arrival theorem:
-    an arrival sees the network without its own client) it finds e others waiting with P(e) ~
-    g(e) H(M - e), M = clients - 1, H the ways the other K - 1 members (g each) and the delay
-    (Z^n / n!) hold the rest. A volume's limit lets I/Os through up to its burst tolerance tau
-    ahead of its rate (GCRA, `advisor.sim.kernel._lim_pass`): its virtual backlog walks through
-    tau / s + 1 states (s: one I/O's pacing interval) where nobody waits before it holds a
-    client, so a member's idle state counts B + 1 = tau / s + 1 times, g(0) = B + 1, g(e) = 1
-    (B = 0 for an HDD disk, a plain FCFS server). An I/O that finds e waits (e - 1 + U) s, U
-    uniform (what is left of the one in progress). Z is set so that the mean is W: the
-    throughput and the mean stay mean value analysis's (Little's law), the spread is the
-    members'. With one station (K = 1, B = 0: the machine-repairman queue of `closed_split`)
+    limits, or its HDD disks; RAID 10's mirror pairs, each kept level by its reads going to the
+    less busy mirror) the clients are not shared evenly: a member's queue grows by one each time
+    a client routed to it arrives and shrinks at its rate, a walk with no drift once the stripe
+    is saturated, so an arriving I/O finds anywhere from none to almost all of the others at its
+    own member. In the product form of K alike FCFS stations and a delay station Z (everything
+    else: the device's service; Gordon-Newell, with the arrival theorem: an arrival sees the
+    network without its own client) it finds e others waiting with P(e) ~ g(e) H(M - e), M =
+    clients - 1, H the ways the other K - 1 members (g each) and the delay (Z^n / n!) hold the
+    rest. A volume's limit lets I/Os through up to its burst tolerance tau ahead of its rate
+    (GCRA, `advisor.sim.kernel._lim_pass`): its virtual backlog walks through tau / s + 1 states
+    (s: one I/O's pacing interval) where nobody waits before it holds a client, so a member's
+    idle state counts B + 1 = tau / s + 1 times, g(0) = B + 1, g(e) = 1 (B = 0 for an HDD disk,
+    a plain FCFS server). An I/O that finds e waits (e - 1 + U) s, U uniform (what is left of
+    the one in progress); behind a disk, whose service varies, e - 1 services and the
+    length-biased rest of one, a gamma with their mean and variance. Z is set so that the mean
+    is W: the throughput and the mean stay mean value analysis's (Little's law), the spread is
+    the members'. With one station (K = 1, B = 0: the machine-repairman queue of `closed_split`)
     the clients it does not hold are all in the delay, so its queue hardly moves at the queue
-    depths where it waits (QD64: 3.5 % coefficient of variation), and W stands for every
-    request as before; a pacer that every I/O passes sits at its tolerance while saturated, so
-    its states below it are walked only where other members take the clients.
+    depths where it waits (QD64: 3.5 % coefficient of variation), and W stands for every request
+    as before; a pacer that every I/O passes sits at its tolerance while saturated, so its
+    states below it are walked only where other members take the clients.
 
     Against the event simulation (p99, 30 s at each queue depth, none of it fitted): RAID 0 of
     2, 4 and 8 gp3, gp2 and io1 volumes at QD 16-128 within -4..+6 %, where every request
     waiting W was 30-75 % low and the members' walk without the tolerance's states 25 % low
     on 8 members; RAID 10 of 4 and 8 gp3, gp2 and io1 volumes at QD 16-128 -4..+5 % (was
-    -20..-66 %); RAID 0 of 2 HDD disks at QD 4-64 -13..-2 % (was -39..-49 %). None where it
+    -20..-66 %); RAID 0 of 2 HDD disks at QD 4-64 -0.5..+1.5 % (was -39..-49 %). None where it
     does not apply: one station (a single device, RAID 1), transactions (several I/Os a
     request), I/Os larger than a chunk (several members at once), no wait, one client, or
     more than MAX_CLIENTS (W then stands for every request)."""
@@ -344,27 +345,52 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
         return None
     others = clients - 1
     rest = _other_members(others, k, tokens)
-    u = (np.arange(RESIDUAL_POINTS) + 0.5) / RESIDUAL_POINTS
-    values = np.concatenate(([0.0], ((np.arange(others)[:, None] + u[None, :]) * s).ravel()))
+    # The wait behind e: e - 1 whole I/Os and what is left of the one in progress. A pacer's
+    # interval is fixed (the rest uniform, U); a disk's service varies (cs^2 c), so its rest
+    # is length-biased, (1 + c) / 2 of a service on average, and the e - 1 services add their
+    # variance: a gamma for each e with those two moments.
+    c = _cs2(mix.service) if binding < 0 else 0.0
+    resid = (1 + c) / 2 if binding < 0 else 0.5
+    behind = (np.arange(others) + resid) * s  # mean wait behind e = 1..others
 
-    def weights(log_t: float) -> NDArray[np.float64]:
+    def mean_of(log_t: float) -> tuple[float, NDArray[np.float64]]:
         p = _found_waiting(rest, tokens, log_t)
-        return np.concatenate(([p[0]], np.repeat(p[1:] / RESIDUAL_POINTS, RESIDUAL_POINTS)))
+        return float(np.dot(p[1:], behind)), p
 
     lo, hi = math.log(1e-9), math.log(1e9)
     for _ in range(60):  # the mean wait falls as the delay holds more of the clients
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if float(np.dot(values, weights(mid))) > wait else (lo, mid)
-    w = weights((lo + hi) / 2)
-    found = float(np.dot(values, w))
+        lo, hi = (mid, hi) if mean_of(mid)[0] > wait else (lo, mid)
+    found, p = mean_of((lo + hi) / 2)
     if found <= 0:
         return None
     # Past the top (every other client at the members and still short of W: the pacers'
     # residuals in mean value analysis) the shape is kept and scaled to W, as it is for the
     # bisection's last digits.
-    scaled = values * (wait / found)
-    v, m = bin_sorted(scaled, w, KEEP_EDGES)
+    scale = wait / found
+    if binding < 0:
+        var_resid = (1 + c) * (1 + 2 * c) / 3 - resid * resid  # a gamma service's rest
+        parts = [(float(p[0]), ZERO)] + [
+            (float(p[e]), gamma(float(behind[e - 1]) * scale,
+                                ((e - 1) * c + var_resid) * (s * scale) ** 2))
+            for e in range(1, others + 1) if p[e] > 1e-12]
+        mixed = mixture([(q, d) for q, d in parts if q > 0])
+        v, m = bin_sorted(mixed.values, mixed.weights, KEEP_EDGES)
+        return Dist(v, m, wait)
+    u = (np.arange(RESIDUAL_POINTS) + 0.5) / RESIDUAL_POINTS
+    values = np.concatenate(([0.0], ((np.arange(others)[:, None] + u[None, :]) * s).ravel()))
+    weights = np.concatenate(([p[0]], np.repeat(p[1:] / RESIDUAL_POINTS, RESIDUAL_POINTS)))
+    v, m = bin_sorted(values * scale, weights, KEEP_EDGES)
     return Dist(v, m, wait)
+
+
+def _cs2(d: Dist) -> float:
+    """The squared coefficient of variation of `d`."""
+    w = d.weights / d.weights.sum()
+    mean = float(np.dot(w, d.values))
+    if mean <= 0:
+        return 0.0
+    return max(0.0, float(np.dot(w, d.values**2)) / mean**2 - 1)
 
 
 def _stations(plan: SimPlan, mix: Mix, binding: int) -> int:
