@@ -196,7 +196,10 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float,
     finds e others at its own device with the law of `member_spread` (K = stations, no
     tolerance): the devices' queues wander between them, and V's spread is theirs (on
     m5d.8xlarge RAID 0 of 2 at QD64 the one-device shape gave p50 +30 % and p99 -37 % against
-    the event simulation)."""
+    the event simulation; -1.7 and -0.8 % now). Not yet where most requests are writes: a
+    cached write leaves its flash work in V with no client waiting for it, where the law counts
+    one waiting client for each I/O of backlog, so at 25 % reads the spread is too wide (p50
+    -32 %, p99 +17 %; the one-device shape gave -43 and -19 %)."""
     if ahead <= 0 or mix.data_fraction <= 0:
         return None
     r = mix.read_fraction
