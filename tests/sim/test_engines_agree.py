@@ -14,7 +14,7 @@ where every request took the mean wait while the DES routes each I/O to one memb
 pair) whose queue wanders: p99 -42..-66 % and p50 +21..+41 %, now -9..+1 % and -8..0 % (the
 members' walk in product form, `phases.member_spread`; HDD disks at half their capacity in
 open loop an M/G/1 queue each, `phases.disk_wait`; RAID 0 of 2 NVMe with their write-back
-caches, `phases.closed_split` over the devices: p50 +30 -> -2 %, p99 -37 -> -1 %). RAID 0 of 8
+caches, `phases.closed_split` over the devices: p50 +30 -> -2 %, p99 -37 -> -0 %). RAID 0 of 8
 gp3, of 2 gp2 volumes and of 2 NVMe were added after the fix, checked first off the grid
 (bench/raid_members.py).
 Fixed before that: NVMe with a write-back cache near saturation (m5d.large store, RAID 1 of

@@ -3,12 +3,20 @@ product form's pieces against their definitions, and the spread keeping mean val
 mean at every queue depth (the event-simulation comparison is tests/sim/test_engines_agree.py
 and bench/raid_members.py)."""
 
+import math
+
 import numpy as np
 import pytest
 
 from advisor.layout import resolve
 from advisor.sim.analytic.mix import pattern_mix
-from advisor.sim.analytic.phases import _found_waiting, _other_members, run_phases
+from advisor.sim.analytic.phases import (
+    CACHED_QUANTUM,
+    _cached_backlog,
+    _found_waiting,
+    _other_members,
+    run_phases,
+)
 from advisor.sim.plan import compile_plan
 from advisor.sim.source import IoPattern
 from advisor.userfiles import load_catalog
@@ -54,3 +62,20 @@ def test_the_spread_keeps_the_closed_loops_mean_wait(depth: int) -> None:
     w = spread.weights / spread.weights.sum()
     assert float(np.dot(spread.values, w)) == pytest.approx(phase.wait_s, rel=0.01)
     assert spread.quantile(0.5) < phase.wait_s < spread.quantile(0.99)
+
+
+@pytest.mark.parametrize(("others", "stations"), [(31, 2), (63, 4)])
+def test_cached_devices_without_writes_follow_the_members_law(others: int,
+                                                               stations: int) -> None:
+    """With reads alone (r = 1) every I/O of a device's backlog is a client waiting, so
+    `_cached_backlog`'s law of the backlog an I/O finds is `member_spread`'s with no tolerance:
+    P(c) from `_found_waiting` at the same delay/demand ratio (t = stations / a)."""
+    log_a = -1.3
+    step = 1.0 / CACHED_QUANTUM
+    lgam = np.array([math.lgamma(x + 1) for x in np.arange(others * CACHED_QUANTUM + 1) * step])
+    found = _cached_backlog(others, stations, 1.0, 0.5, log_a, step, lgam)
+    w = found.weights / found.weights.sum()
+    by_c = np.bincount(np.floor(found.values).astype(int) + (found.values > 0), weights=w,
+                       minlength=others + 1)[:others + 1]
+    law = _found_waiting(_other_members(others, stations, 0), 0, math.log(stations) - log_a)
+    np.testing.assert_allclose(by_c, law, atol=1e-9)

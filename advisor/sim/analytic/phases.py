@@ -192,14 +192,12 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float,
     is mean value analysis's W. Past MAX_CLIENTS the spread is negligible (the coefficient of
     variation is 3.5 % at 64) and V is taken as constant. None without a cache.
 
-    Over `stations` alike devices (RAID 0 of instance-store NVMe: each I/O to one of them) an I/O
-    finds e others at its own device with the law of `member_spread` (K = stations, no
-    tolerance): the devices' queues wander between them, and V's spread is theirs (on
-    m5d.8xlarge RAID 0 of 2 at QD64 the one-device shape gave p50 +30 % and p99 -37 % against
-    the event simulation; -1.7 and -0.8 % now). Not yet where most requests are writes: a
-    cached write leaves its flash work in V with no client waiting for it, where the law counts
-    one waiting client for each I/O of backlog, so at 25 % reads the spread is too wide (p50
-    -32 %, p99 +17 %; the one-device shape gave -43 and -19 %)."""
+    Over `stations` alike devices (RAID 0 of instance-store NVMe: each I/O to one of them) the
+    devices' queues wander between them, and V's spread is theirs (`_cached_backlog`: the law
+    of `member_spread` with each device's backlog as its state, a cached write's flash work
+    holding no client). On m5d.8xlarge RAID 0 of 2 at QD64 the one-device shape gave p50 +30 %
+    and p99 -37 % against the event simulation at 75 % reads, -43 and -19 % at 25 %; now -1.6
+    and -0.1 %, +6.5 and -0.7 %."""
     if ahead <= 0 or mix.data_fraction <= 0:
         return None
     r = mix.read_fraction
@@ -210,9 +208,16 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float,
         v = w / r if r > 0 and w <= r * ahead else w + (1 - r) * ahead
         return ZERO.shifted(v), ZERO.shifted(max(0.0, v - ahead))
 
+    # The clients held counted in cells of `step` (a quarter, or coarser past 256 clients).
+    step = max(1.0 / CACHED_QUANTUM, (clients - 1) / CACHED_CELLS)
+    lgam = np.array([math.lgamma(x + 1) for x in np.arange(int((clients - 1) / step) + 1)
+                     * step]) if stations > 1 else None
+
     def backlog(log_a: float) -> Dist:
-        unit = _repairman(clients - 1, log_a) if stations < 2 else \
-            _at_own_device(clients - 1, stations, log_a)
+        if lgam is None:
+            unit = _repairman(clients - 1, log_a)
+        else:
+            unit = _cached_backlog(clients - 1, stations, r, ahead / z, log_a, step, lgam)
         return Dist(unit.values * (math.exp(log_a) * z), unit.weights)
 
     def mean_wait(v: Dist) -> float:
@@ -228,16 +233,53 @@ def closed_split(mix: Mix, wait: float, ahead: float, clients: int, z: float,
     return found, Dist(np.maximum(0.0, found.values - ahead), found.weights)
 
 
-def _at_own_device(others: int, stations: int, log_a: float) -> Dist:
-    """`_repairman` over `stations` alike devices, each I/O to one at random: the backlog, in
-    units of one I/O's device work d, that an I/O finds at its own device, e others there with
-    the product form's law (`_found_waiting`, its delay/demand ratio z / (d / stations) =
-    stations / a), then e - 1 + U of work."""
-    p = _found_waiting(_other_members(others, stations, 0), 0, math.log(stations) - log_a)
+CACHED_QUANTUM = 4  # the clients a device's backlog holds, counted in quarters ...
+CACHED_CELLS = 1024  # ... or in coarser cells, at most this many (a loop past 256 clients)
+
+
+def _cached_backlog(others: int, stations: int, reads: float, ahead_per_z: float, log_a: float,
+                    step: float, lgam: NDArray[np.float64]) -> Dist:
+    """The backlog, in units of one I/O's device work d = a z, that an I/O finds at its own
+    device of `stations` alike ones with write-back caches (`closed_split`).
+
+    A device's state is its backlog c (in I/Os of flash work), which walks up by one at each
+    I/O routed to it and down at the device's rate, with no drift once the stripe is saturated
+    (each state weighs alike, as in `member_spread`). A read waits behind all of it, a write
+    only behind what the cache, B = ahead / d I/Os of work, cannot hold: of the c I/Os in it,
+    the reads and the writes past the first B are clients waiting, h(c) = r c + (1 - r) (c -
+    B)^+ on average (r the reads' share), and the others' held clients leave the rest of the
+    loop to the delay station (Z^n / n!, as in `member_spread`). So an I/O finds c with P(c)
+    ~ sum over the other devices' states of the delay's weight for others - h(c) - their h
+    (held clients counted in cells of `step`, `lgam` the delay's log Gamma(n + 1) at them),
+    then c - 1 + U of work. Without writes (r = 1) this is the law of `member_spread` with no
+    tolerance; without reads, that of a pacer whose tolerance is B I/Os."""
+    a = math.exp(log_a)
+    cache = ahead_per_z / a  # B
+    top = lgam.size - 1
+    c = np.arange(math.ceil((others + (1 - reads) * cache) / max(reads, 1e-9)) + 2
+                  if reads > 0 else int(others + cache) + 2, dtype=np.float64)
+    held = np.rint((reads * c + (1 - reads) * np.maximum(0.0, c - cache)) / step
+                   ).astype(np.int64)
+    c, held = c[held <= top], held[held <= top]
+    ways = np.bincount(held, minlength=top + 1)[:top + 1].astype(np.float64)
+    rest = np.zeros(top + 1)
+    rest[0] = 1.0
+    for _ in range(stations - 1):  # positive terms: a direct sum keeps their digits
+        rest = np.convolve(rest, ways)[:top + 1]
+        rest /= rest.max()
+    n = np.arange(top + 1) * step
+    log_d = n * (math.log(stations) - log_a) - lgam  # t = Z / D = stations / a
+    delay = np.exp(log_d - log_d.max())
+    left = np.convolve(rest, delay)[:top + 1]
+    p = left[top - held]
+    p = p / p.sum()
     u = (np.arange(RESIDUAL_POINTS) + 0.5) / RESIDUAL_POINTS
-    values = np.concatenate(([0.0], (np.arange(others)[:, None] + u[None, :]).ravel()))
-    weights = np.concatenate(([p[0]], np.repeat(p[1:] / RESIDUAL_POINTS, RESIDUAL_POINTS)))
-    return Dist(values, weights)
+    busy = c >= 1
+    values = np.concatenate(([0.0], ((c[busy] - 1)[:, None] + u[None, :]).ravel()))
+    weights = np.concatenate(([float(p[~busy].sum())],
+                              np.repeat(p[busy] / RESIDUAL_POINTS, RESIDUAL_POINTS)))
+    order = np.argsort(values, kind="stable")
+    return Dist(values[order], weights[order])
 
 
 def _repairman(others: int, log_a: float) -> Dist:
