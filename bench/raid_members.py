@@ -6,10 +6,10 @@ engine's p50 and p99 against the event simulation's.
 Each I/O of a RAID 0 stripe goes to one member, chosen by its offset (on RAID 10 to one mirror
 pair), so each member has its own queue and the clients' split between them wanders; the
 analytic engine spreads a closed loop's mean wait over what an I/O finds at its own member
-(`advisor.sim.analytic.phases.member_spread`). These layouts and queue depths were not used to
+(`advisor.sim.analytic.queues.member_spread`). These layouts and queue depths were not used to
 build it (RAID 0 of 4 gp3 at QD64, of 2 HDDs at QD8 and QD64, of 2 NVMe at QD64 and RAID 10 of 4
 gp3 at QD64 are the grid's, in the tests): 2, 4 and 8 members, gp3, gp2, io1, HDD and
-instance-store NVMe (with its write-back cache: `phases.closed_split` over the devices), QD 4 to
+instance-store NVMe (with its write-back cache: `queues.closed_split` over the devices), QD 4 to
 256, 16 KiB random I/O (75 % reads; 25 % on one RAID 10 and two NVMe cells, 50 % on io1 and one
 NVMe cell), seed 1. Nothing is fitted. Result (2026-11-30, 30 s): p99 -3.8..+5.6 %, p50
 -13.2..+5.0 % (the HDD at QD4, where mean value analysis's throughput is 8.5 % high). The engine
@@ -67,7 +67,7 @@ CELLS = (  # layout, read fraction, queue depth
 
 
 # HDD disks in open loop (Poisson I/Os at `rate`/s, 600 s): each disk its own M/G/1 queue
-# (`phases.disk_wait`).
+# (`queues.disk_wait`).
 OPEN_CELLS = (  # layout, read fraction, I/Os per s
     ("m1.large:store", 0.75, 40),
     ("m1.large:store", 0.75, 75),

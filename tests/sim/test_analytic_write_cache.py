@@ -12,7 +12,7 @@ from advisor.sim.analytic import build_mix
 from advisor.sim.analytic.commit import with_group_commit
 from advisor.sim.analytic.dist import ZERO, Dist
 from advisor.sim.analytic.mix import Mix, pattern_mix
-from advisor.sim.analytic.phases import closed_split, open_split
+from advisor.sim.analytic.queues import closed_split, open_split
 from advisor.sim.analytic.waits import Chain, ahead_of, limit_waits, regressed_sum
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.sim.source import IoPattern

@@ -12,15 +12,15 @@ iodepth 64, p50 -10.2 % (p99 -3.0 %).
 Fixed since: several queues at high iodepth on RAID 0 and RAID 10 (gp3 members, HDD disks),
 where every request took the mean wait while the DES routes each I/O to one member (one mirror
 pair) whose queue wanders: p99 -42..-66 % and p50 +21..+41 %, now -9..+1 % and -8..0 % (the
-members' walk in product form, `phases.member_spread`; HDD disks at half their capacity in
-open loop an M/G/1 queue each, `phases.disk_wait`; RAID 0 of 2 NVMe with their write-back
-caches, `phases.closed_split` over the devices: p50 +30 -> -2 %, p99 -37 -> -0 %). RAID 0 of 8
+members' walk in product form, `queues.member_spread`; HDD disks at half their capacity in
+open loop an M/G/1 queue each, `queues.disk_wait`; RAID 0 of 2 NVMe with their write-back
+caches, `queues.closed_split` over the devices: p50 +30 -> -2 %, p99 -37 -> -0 %). RAID 0 of 8
 gp3, of 2 gp2 volumes and of 2 NVMe were added after the fix, checked first off the grid
 (bench/raid_members.py).
 Fixed before that: NVMe with a write-back cache near saturation (m5d.large store, RAID 1 of
 m5d.8xlarge stores), where the analytic engine gave reads and writes one device wait (p50/p99
 18-30 % low): reads now wait the device's backlog and writes only what the cache cannot hold,
-the closed loop's backlog shaped as a finite-source queue (advisor/sim/analytic/phases.py), p50
+the closed loop's backlog shaped as a finite-source queue (advisor/sim/analytic/queues.py), p50
 within +4 % and p99 -11..+4 % on those cells; the open-loop wait allows for the limits' burst
 tolerance (it was 13-87 % high on gp2, gp3 and st1), utilisation is capped at 1 with the
 backlog reported apart, and the analytic engine reports HDD disk busy.
@@ -62,7 +62,7 @@ MIN_IOS = 300_000  # simulated I/Os per DES level: p99 seed noise stays under 1 
 
 KNOWN_GAPS: dict[tuple[str, str, str], str] = {  # (grid id, load, metric): measured gap
     ("raid0-8xgp3", "iodepth=64", "p50"): (
-        "the members' walk in product form (phases.member_spread) puts a little more of the "
+        "the members' walk in product form (queues.member_spread) puts a little more of the "
         "wait at the ends than the DES on 8 members: p50 -10.2 % (p99 -3.0 %; the mean wait "
         "for every request was +68 % at p50 and -75 % at p99)"),
 }

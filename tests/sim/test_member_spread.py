@@ -1,4 +1,4 @@
-"""A closed loop's wait over RAID members (`advisor.sim.analytic.phases.member_spread`): the
+"""A closed loop's wait over RAID members (`advisor.sim.analytic.queues.member_spread`): the
 product form's pieces against their definitions, and the spread keeping mean value analysis's
 mean at every queue depth (the event-simulation comparison is tests/sim/test_engines_agree.py
 and bench/raid_members.py)."""
@@ -10,12 +10,12 @@ import pytest
 
 from advisor.layout import resolve
 from advisor.sim.analytic.mix import pattern_mix
-from advisor.sim.analytic.phases import (
+from advisor.sim.analytic.phases import run_phases
+from advisor.sim.analytic.queues import (
     CACHED_QUANTUM,
     _cached_backlog,
     _found_waiting,
     _other_members,
-    run_phases,
 )
 from advisor.sim.plan import compile_plan
 from advisor.sim.source import IoPattern

@@ -146,7 +146,7 @@ def _latencies(plan: SimPlan, mix: Mix, phases: list[Phase], *,
 
 def _split_latencies(plan: SimPlan, mix: Mix, phases: list[Phase]) -> tuple[Dist, Dist, Dist]:
     """(all, read, write) request times of a raw pattern whose reads and writes wait apart (a
-    device's write-back cache, `phases.open_split` / `closed_split`): every request is a read,
+    device's write-back cache, `queues.open_split` / `closed_split`): every request is a read,
     a write or a flush (which passes no pacing: its service alone)."""
     extra = mix.extra_latency_s
     read = latency_dist(mix, phases, mix.read_service.shifted(extra), 0)
