@@ -180,9 +180,7 @@ def disk_wait(plan: SimPlan, mix: Mix, x: float) -> Dist | None:
     limits' open-loop waits take decays too slowly for a disk's nearly constant service (cs^2
     0.28): on RAID 0 of 2 disks at half their capacity the p99 was 19 % high. None where an I/O
     may occupy more than one disk (RAID 1 and 10, I/Os larger than a RAID 0 chunk)."""
-    if plan.raid not in (NONE, RAID0) or x <= 0 or mix.serial_seconds <= 0:
-        return None
-    if plan.raid == RAID0 and mix.bytes_per_request > plan.chunk_bytes:
+    if x <= 0 or mix.serial_seconds <= 0 or alike_stations(plan, mix, -1) != plan.members:
         return None
     per_disk = x * mix.data_fraction / plan.members
     service = mix.service
@@ -242,20 +240,15 @@ def member_spread(plan: SimPlan, mix: Mix, binding: int, capacity: float, client
     more than MAX_CLIENTS (W then stands for every request)."""
     if mix.classes or wait <= 0 or clients < 2 or clients > MAX_CLIENTS:
         return None
-    if mix.data_fraction <= 0 or capacity <= 0:
-        return None
-    if plan.raid in (RAID0, RAID10) and mix.bytes_per_request > plan.chunk_bytes:
+    k = alike_stations(plan, mix, binding)
+    if k < 2 or mix.data_fraction <= 0 or capacity <= 0:
         return None
     if binding >= 0:
-        k = alike_stations(plan, mix, binding)
         s = k / capacity / mix.data_fraction  # a data I/O's units at its member / the rate
         tokens = round(float(plan.tolerance_s[binding]) / s)
-    elif mix.serial_seconds > 0 and plan.raid in (NONE, RAID0):  # HDD disks, one a request
-        k, tokens = plan.members, 0
-        s = mix.serial_seconds / mix.data_fraction
-    else:
-        return None
-    if k < 2 or not math.isfinite(s) or s <= 0:
+    else:  # HDD disks
+        s, tokens = mix.serial_seconds / mix.data_fraction, 0
+    if not math.isfinite(s) or s <= 0:
         return None
     others = clients - 1
     rest = _other_members(others, k, tokens)
@@ -309,14 +302,17 @@ def _cs2(d: Dist) -> float:
 
 def alike_stations(plan: SimPlan, mix: Mix, binding: int) -> int:
     """How many alike stations a raw pattern's I/Os are spread over at the binding limit (each
-    I/O to one of them): the same limit on each member, one for a limit of the instance's or a
-    serial device's, 1 where an I/O spans members (larger than a chunk). RAID 10 stripes over
-    mirror pairs: a pair's reads go to its less busy mirror and its writes to both, so the two
-    stay level and the pair is the station; RAID 1 is one."""
-    if binding < 0 or mix.classes:
+    I/O to one of them): the same limit on each member, one for a limit of the instance's, the
+    HDD disks (binding -1) of a single disk or RAID 0, and 1 where an I/O spans members (larger
+    than a chunk) or a request is a transaction. RAID 10 stripes over mirror pairs: a pair's
+    reads go to its less busy mirror and its writes to both, so the two stay level and the pair
+    is the station; RAID 1 is one (of HDDs, whose writes take both disks, none)."""
+    if mix.classes:
         return 1
     if plan.raid in (RAID0, RAID10) and mix.bytes_per_request > plan.chunk_bytes:
         return 1
+    if binding < 0:
+        return plan.members if plan.raid in (NONE, RAID0) and mix.serial_seconds > 0 else 1
     where = np.argwhere(plan.chain == binding)
     peers = {int(x) for x in plan.chain[:, int(where[0, 1])]} if where.size else set()
     return max(1, len(peers) // (2 if plan.raid in (RAID1, RAID10) else 1))
