@@ -12,51 +12,13 @@ run of them completes with the slowest).
 """
 
 import math
-import os
 from typing import Any
 
 import numpy as np
-import platformdirs
 
 from advisor.layout.raid import NONE, RAID0, RAID1
+from advisor.sim.jit import njit  # numba, its cache per user (advisor.sim.jit)
 from advisor.sim.plan import KIND_IOPS, KIND_MIB
-
-# numba caches compiled code beside the module by default, i.e. inside site-packages: files pip
-# does not know of, which survive an uninstall and leave `advisor/` behind as a namespace package
-# that shadows the next install (and fail on a read-only site-packages). Cache per user instead
-# ($NUMBA_CACHE_DIR still wins). numba reads its environment once, at its own import, and each
-# `@njit(cache=True)` below picks its cache directory when it runs: so when numba was imported
-# before this module, the configuration must be re-read here, before the decorators.
-os.environ.setdefault("NUMBA_CACHE_DIR", str(platformdirs.user_cache_path("advisor") / "numba"))
-
-from numba import njit
-from numba.core.config import reload_config
-
-reload_config()  # type: ignore[no-untyped-call]
-
-
-def _array_lowering_without_blas_probe() -> None:
-    """Load numba's array lowering (`numba.np.arraymath`) without its BLAS probe.
-
-    The CPU target loads that module when it first initialises (the first kernel call, cached
-    or not), and at its import the module probes for BLAS by importing `scipy.linalg`: ~0.13 s
-    of a cold `advisor size`, for `np.dot` and the like, which no kernel here uses (were one to,
-    its compilation would fail loudly, naming BLAS). The probe's import fails fast while the
-    name is None in `sys.modules`; the entry is removed at once, so `scipy.linalg` imports as
-    usual afterwards."""
-    import sys
-
-    name = "scipy.linalg.cython_blas"
-    if "numba.np.arraymath" in sys.modules or name in sys.modules:
-        return
-    sys.modules[name] = None  # type: ignore[assignment]
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        del sys.modules[name]
-
-
-_array_lowering_without_blas_probe()
 
 # The RAID and limiter codes are the plan's (numba compiles them in as constants); the RAID
 # mapping and per-I/O charges below are the kernel's compiled copy of `advisor.layout.raid` and
