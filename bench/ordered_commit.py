@@ -13,9 +13,10 @@ directly (Poisson commits, flush times drawn from a volume's 4 KiB write + fsync
 limit in the way: `pipeline`), and each commit's time, from its arrival to its group's binlog
 sync, is set beside three models of it:
 
-- landed: the engine's (`advisor.sim.analytic.waits.class_latency`): the two logs keyed by their
-  write size, both 4 KiB, so one log at twice the commit rate, and each of a commit's two log
-  writes waits for a flush in progress (the residual of one) with that log's busy chance;
+- landed: the engine's (`advisor.sim.analytic.waits.class_latency`) until 2026-11-30: the two
+  logs keyed by their write size, both 4 KiB, so one log at twice the commit rate, and each of a
+  commit's two log writes waits for a flush in progress (the residual of one) with that log's
+  busy chance (since 2026-11-30 the engine keys each log by itself: "two logs" is its model);
 - two logs: each log keyed by itself at the commit rate, each wait as above;
 - ordered: a commit that finds the redo log flushing (chance pi) waits for that flush's residual
   and then flushes with the next group, back to back; one that finds it idle flushes at once, I

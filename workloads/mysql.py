@@ -536,8 +536,8 @@ class MysqlServer:
             IoSpec(op=OP_READ, size_bytes=PAGE, count=io.read_page_reads,
                    trials=io.read_trials),
             IoSpec(op=OP_CPU, size_bytes=int(p.cpu_ms_read * 1000), count=1)))
-        commit = tuple(IoSpec(op=op, size_bytes=size, count=1)
-                       for op, size, _ in self._write_commit_ios())
+        commit = tuple(IoSpec(op=op, size_bytes=size, count=1, log=log)
+                       for op, size, log in self._write_commit_ios())
         writes = RequestClass(probability=1 - self.read_share, kind=1, ios=(
             IoSpec(op=OP_READ, size_bytes=PAGE, count=io.write_page_reads,
                    trials=io.write_trials),

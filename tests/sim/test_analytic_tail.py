@@ -283,13 +283,10 @@ AGREE = [  # (layout, data GiB, replicas, tps)
                  marks=pytest.mark.slow),
     # The event simulation's binlog takes a redo group whole since 2026-11-29 (MySQL's ordered
     # commit), and this master's p99 fell 5.10 -> 4.86 ms on the grid; the model's group
-    # commit (both logs as one at twice the commit rate) had matched the extra binlog flushes.
+    # commit took both logs as one at twice the commit rate (+10.2 %) until each log was keyed
+    # by itself (2026-11-30).
     pytest.param("r5.xlarge:io1:650GiB:10000iops", 500, 1, 1707.0,
-                 id="r5.xlarge-io1-r1-85%", marks=[pytest.mark.slow, pytest.mark.xfail(
-                     strict=True, reason=(
-                         "known model gap: analytic 4.63 ms against the event simulation's "
-                         "4.20 (+10.2 %) since the binlog takes redo groups whole; keyed by "
-                         "log the model's knees fall (docs/analytic-vs-des.md)"))]),
+                 id="r5.xlarge-io1-r1-85%", marks=pytest.mark.slow),
 ]
 P99_TOLERANCE = 0.10  # issue 10: screen and event simulation within 10 %
 

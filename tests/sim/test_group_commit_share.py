@@ -80,12 +80,6 @@ def _des_log_writes_per_commit(plan: SimPlan, server: MysqlServer,
     return {log: float(written[mask].sum() / mask.sum()) for log, mask in on.items()}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known model bug, not yet fixed: the analytic engine keys a log by its write size "
-    "(advisor.sim.analytic.commit), so a master's redo and binlog commits, both one 4 KiB "
-    "block, are grouped as one log at twice the rate (0.55 of a write per commit at 4,250 tps "
-    "against the event simulation's 0.80). Keyed by log, the grid's knees fall where the "
-    "event simulation's groups grow as flushes wait (docs/analytic-vs-des.md)"))
 @pytest.mark.parametrize("tps", [2125.0, 4250.0])
 def test_redo_and_binlog_group_apart_though_their_writes_are_one_size(
         catalog: Catalog, tps: float, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,12 @@ a commit arrived during it (q = 1 - E[exp(-lambda F)]), so a busy period holds 1
 flushes and starts with a commit that found the log idle (chance 1 - pi, pi the log's busy
 share): (1 - pi) / (1 - q) flushes per commit. At a light load it is 1; near a flush's rate it
 falls towards 1 / (lambda E[F]).
+
+Each log (`IoSpec.log`: a master's redo log and binlog) flushes its own groups at its own commit
+rate, as the event simulation's kernel keeps one state per log; until 2026-11-30 the logs were
+keyed by their write size, so a master's redo and binlog commits, both one 4 KiB block, were
+taken as one log at twice the rate (0.55 log writes per commit at 4,250 tps against the event
+simulation's 0.80: tests/sim/test_group_commit_share.py).
 """
 
 from collections.abc import Iterable, Sequence
@@ -49,31 +55,47 @@ def flushes_per_commit(flush: Dist, rate: float) -> float:
     return min(1.0, (1 - pi) / (1 - q))
 
 
+def flushes_per_commit_waiting(flush: Dist, rate: float,
+                               wait_s: NDArray[np.float64]) -> NDArray[np.float64]:
+    """`flushes_per_commit` where each flush also waits `wait_s` before it starts (at a limit
+    whose backlog is over its tolerance), for each wait: the log stays busy the longer, so more
+    commits join each group. The same arithmetic as `log_busy`, the flush shifted by the wait
+    (at a wait of 0, the same figures to the bit)."""
+    if rate <= 0 or flush.mean <= 0:
+        return np.ones_like(wait_s)
+    w = flush.weights / flush.weights.sum()
+    laplace = float(np.dot(w, np.exp(-rate * flush.values)))
+    q = np.minimum(1.0 - np.exp(-rate * wait_s) * laplace, 1.0 - 1e-9)
+    busy = (flush.mean + wait_s) / (1 - q)
+    pi = busy / (busy + 1 / rate)
+    out: NDArray[np.float64] = np.minimum(1.0, (1 - pi) / (1 - q))
+    return out
+
+
 class CommitTerm(NamedTuple):
     """A class's commits in a mix: what group commit needs of them."""
 
     probability: float  # of the class
-    size_bytes: int  # of the log write: one log per size
+    log: int  # which log (IoSpec.log): each flushes its own groups
     rate: float  # commits per request of the class
     cost: NDArray[np.float64]  # one log write at every limiter
     service: Dist  # one log write + flush
 
 
 def _terms(classes: Iterable[ClassParts]) -> list[CommitTerm]:
-    return [CommitTerm(c.probability, io.size_bytes, io.rate, io.cost, io.service)
+    return [CommitTerm(c.probability, io.log, io.rate, io.cost, io.service)
             for c in classes for io in c.ios if io.op == COMMIT]
 
 
 def _rates(terms: Sequence[CommitTerm], x: float) -> dict[int, float]:
     rates: dict[int, float] = {}
     for t in terms:
-        rates[t.size_bytes] = rates.get(t.size_bytes, 0.0) + x * t.probability * t.rate
+        rates[t.log] = rates.get(t.log, 0.0) + x * t.probability * t.rate
     return rates
 
 
 def commit_rates(mix: Mix, x: float) -> dict[int, float]:
-    """Commits/s on each log at `x` requests/s, every class's together: one log per commit
-    size (the redo log's commits are of one size, the binlog's another)."""
+    """Commits/s on each log (`IoSpec.log`) at `x` requests/s, every class's together."""
     return _rates(_terms(mix.classes), x)
 
 
@@ -89,7 +111,7 @@ def _grouped(cost: NDArray[np.float64], cost_sq: NDArray[np.float64] | None,
     for t in terms:
         g = 1.0
         if t.rate > 0:
-            g = flushes_per_commit(t.service, rates[t.size_bytes])
+            g = flushes_per_commit(t.service, rates[t.log])
             cost -= t.probability * t.rate * t.cost * (1 - g)
             if cost_sq is not None:
                 cost_sq -= t.probability * t.rate * t.cost * t.cost * (1 - g)
@@ -132,7 +154,7 @@ def grouped_cost(plan: SimPlan, classes: tuple[RequestClass, ...],
     the mix's service times: what a capacity check at `x` requests/s reads."""
     classes = _canonical(classes)
     cost = _cost(plan, classes, background)
-    terms = [CommitTerm(cls.probability, io.size_bytes, io.count,
+    terms = [CommitTerm(cls.probability, io.log, io.count,
                         *io_cost(plan, io.op, io.size_bytes, io.random)[:2])
              for cls in classes for io in cls.ios if io.op == COMMIT]
     if not terms:

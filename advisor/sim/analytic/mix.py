@@ -43,6 +43,7 @@ class IoSpec:
     count: float
     random: bool = True
     trials: int | None = None  # the count is Binomial(trials, count / trials); None: as given
+    log: int = 0  # a commit's log (0 redo, 1 binlog): each log flushes its own groups
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ class IoPart:
     service: Dist
     sums: dict[int, Dist] = field(default_factory=dict, compare=False)  # k -> sum of k services
     random: bool = True  # False: a sequential stream (`striping`: it stays on a RAID 0 member)
+    log: int = 0  # a commit's log (IoSpec.log)
 
     def repeated(self, k: int) -> Dist:
         """Sum of k services (kept: the same at every load)."""
@@ -139,7 +141,7 @@ def io_part(plan: SimPlan, io: IoSpec, sums: dict[int, Dist] | None = None) -> I
                      size=io.size_bytes, chunk=plan.chunk_bytes).member_ios
     return IoPart(op=io.op, size_bytes=io.size_bytes, pmf=count_pmf(io.count, io.trials),
                   rate=io.count, cost=c, member_ios=fan, service=dist,
-                  sums={} if sums is None else sums, random=io.random)
+                  sums={} if sums is None else sums, random=io.random, log=io.log)
 
 
 @dataclass(frozen=True, slots=True)
@@ -500,7 +502,7 @@ def _canonical(classes: tuple[RequestClass, ...], digits: int = 12) -> tuple[Req
     would defeat the per-plan memo of the service times."""
     return tuple(RequestClass(probability=_sig(c.probability, digits), kind=c.kind, ios=tuple(
         IoSpec(op=io.op, size_bytes=io.size_bytes, count=_sig(io.count, digits),
-               random=io.random, trials=io.trials) for io in c.ios)) for c in classes)
+               random=io.random, trials=io.trials, log=io.log) for io in c.ios)) for c in classes)
 
 
 def _background_charge(plan: SimPlan, io: IoSpec, device_ios: float,
