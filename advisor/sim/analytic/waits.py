@@ -76,7 +76,7 @@ Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -84,7 +84,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.layout.raid import RAID0
-from advisor.memo import tracked
+from advisor.memo import Memo, tracked
 from advisor.sim.analytic.commit import (
     COMMIT,
     commit_rates,
@@ -474,8 +474,6 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
                    for c in dev_classes for io in c.ios if io.op in DEVICE_OPS and io.rate > 0
                    for hit, work in [_hit(plan, l, io)] if hit > 0]
         exact = mg1_survival(singles + fg_jobs, levels)
-        # A log writes one group at a time: over the tolerance its writes come rarer.
-        logs = log_streams(plan, l, mix, x, tau, rate)
         # Clustering (a transaction's I/Os one after another) as the large-deviations ratio
         # of the clustered work to the same I/Os arriving as Poisson.
         clustered = _Work(singles=singles, bg_rate=bg_rate,
@@ -500,6 +498,8 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         if scale < 1.0:
             eff = mg1_survival(singles + fg_jobs, tau + Y_GRID / scale)
         else:
+            # A log writes one group at a time: over the tolerance its writes come rarer.
+            logs = log_streams(plan, l, mix, x, tau, rate)
             if logs is not None:
                 eff = logs.survival(logs.background + [(r / s, w * s) for r, w in logs.others],
                                     levels)
@@ -529,6 +529,29 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
 
 
 @dataclass(frozen=True, slots=True)
+class LogStream:
+    """One commit I/O's log writes at a limit: `rate` whole writes/s below the tolerance, each
+    of `work` seconds there, falling as flushes_per_commit(flush + the wait) / `share` above it
+    (`share`: the log's writes per commit below the tolerance, at `commits` commits/s)."""
+
+    rate: float
+    work: float
+    flush: Dist
+    commits: float
+    share: float
+
+    def key(self) -> tuple[float, float, bytes, bytes, float, float, float]:
+        return (self.rate, self.work, self.flush.values.tobytes(),
+                self.flush.weights.tobytes(), self.flush.mean, self.commits, self.share)
+
+
+# P(V > level) with the logs' writes, by everything it is computed from: a steady state asks
+# again in its second pass (the I/Os' spacing) and for alike candidates (94 asks, 46 distinct,
+# in the latency-bound main request).
+_LOG_SURVIVAL: Memo[Hashable, NDArray[np.float64]] = Memo(2048)
+
+
+@dataclass(frozen=True, slots=True)
 class LogStreams:
     """The I/Os at one limit with each log's writes as whole writes whose rate falls while the
     backlog is over the tolerance tau: a flush that waits there holds its log, so more commits
@@ -538,19 +561,35 @@ class LogStreams:
 
     others: list[tuple[float, float]]  # (rate /s, work s) of the requests' other device I/Os
     background: list[tuple[float, float]]  # the background's I/Os, as Poisson streams
-    works: NDArray[np.float64]  # one whole log write's work at the limit (s), per commit I/O
-    rate_at: Callable[[NDArray[np.float64]], NDArray[np.float64]]  # (logs, levels) rates /s
+    logs: tuple[LogStream, ...]
+    tau: float
+
+    def rates_at(self, v: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Each log's writes/s at backlog levels v (shape (logs, v.size))."""
+        wait = np.maximum(0.0, v - self.tau)
+        return np.vstack([s.rate * flushes_per_commit_waiting(s.flush, s.commits, wait) / s.share
+                          for s in self.logs])
 
     def survival(self, jobs: list[tuple[float, float]],
                  levels: NDArray[np.float64]) -> NDArray[np.float64]:
         """P(V > level) with `jobs` (Poisson, fixed rates) beside the logs' writes
-        (`level_crossing`), followed as far as the M/G/1 lattice would be."""
+        (`level_crossing`), followed as far as the M/G/1 lattice would be. Read-only."""
+        fixed = tuple((r, w) for r, w in jobs if r > 0 and w > 0)
+        key = (fixed, tuple(s.key() for s in self.logs), self.tau, levels.tobytes())
+
+        def make() -> "NDArray[np.float64]":  # quoted: not evaluated at every call
+            out = self._survival(fixed, levels)
+            out.setflags(write=False)
+            return out
+
+        return _LOG_SURVIVAL.kept(key, make)
+
+    def _survival(self, fixed: tuple[tuple[float, float], ...],
+                  levels: NDArray[np.float64]) -> NDArray[np.float64]:
         from advisor.sim.analytic.level_crossing import level_survival  # numba: only here
 
-        fixed = [(r, w) for r, w in jobs if r > 0 and w > 0]
-        works = np.concatenate([np.array([w for _, w in fixed]), self.works])
-        at_zero = np.concatenate([np.array([r for r, _ in fixed]),
-                                  self.rate_at(np.zeros(1))[:, 0]])
+        works = np.array([w for _, w in fixed] + [s.work for s in self.logs])
+        at_zero = np.array([r for r, _ in fixed] + [s.rate for s in self.logs])
         rho = float(np.dot(at_zero, works))
         mean_v = float(np.dot(at_zero, works**2)) / (2 * max(1e-9, 1 - rho))
         biggest = float(works.max())
@@ -559,7 +598,7 @@ class LogStreams:
         constant = np.array([r for r, _ in fixed])[:, None]
 
         def rate_at(v: NDArray[np.float64]) -> NDArray[np.float64]:
-            return np.vstack([np.broadcast_to(constant, (len(fixed), v.size)), self.rate_at(v)])
+            return np.vstack([np.broadcast_to(constant, (len(fixed), v.size)), self.rates_at(v)])
 
         return level_survival(works, rate_at, levels, span)
 
@@ -571,10 +610,10 @@ def log_streams(plan: SimPlan, l: int, mix: Mix, x: float, tau: float,
     before it starts; its log then writes flushes_per_commit(F + that wait) per commit, at that
     log's commit rate (`commit_rates`). The background's commits (a replica's applier) stay
     Poisson streams: taken as log streams too, the replicas' loads fell from 73 to 69 of 81
-    within 10 % on the grid of docs/analytic-vs-des.md (its RAID 0 replicas at 85 % -20 %)."""
+    within 10 % on the grid of docs/analytic-vs-des.md (r5.xlarge RAID 0 2xgp3 35 GiB's replica
+    at 85 % -59 %)."""
     per_log = commit_rates(mix, x)
-    works: list[float] = []
-    streams: list[tuple[float, Dist, float, float]] = []  # (rate at 0, flush, commits/s, g0)
+    logs: list[LogStream] = []
     others = []
     for c in mix.classes:
         if not _has_device(c):
@@ -591,20 +630,14 @@ def log_streams(plan: SimPlan, l: int, mix: Mix, x: float, tau: float,
             lam = per_log.get(io.log, 0.0)
             g0 = flushes_per_commit(io.service, lam)
             if work > 0 and g0 > 0:  # whole writes at the log's write rate: the same work
-                works.append(work / rate / g0)
-                streams.append((c.probability * x * io.rate * hit * g0, io.service, lam, g0))
+                logs.append(LogStream(rate=c.probability * x * io.rate * hit * g0,
+                                      work=work / rate / g0, flush=io.service, commits=lam,
+                                      share=g0))
+    if not logs:
+        return None
     background = [(x * io.rate * hit, work / rate) for io in mix.background
                   for hit, work in [_hit(plan, l, io)] if io.rate > 0 and hit > 0]
-    if not works:
-        return None
-
-    def rate_at(v: NDArray[np.float64]) -> NDArray[np.float64]:
-        wait = np.maximum(0.0, v - tau)
-        return np.vstack([at_zero * flushes_per_commit_waiting(flush, lam, wait) / g0
-                          for at_zero, flush, lam, g0 in streams])
-
-    return LogStreams(others=others, background=background, works=np.array(works),
-                      rate_at=rate_at)
+    return LogStreams(others=others, background=background, logs=tuple(logs), tau=tau)
 
 
 def _first_wait(exact: NDArray[np.float64], rho: float, singles: list[tuple[float, float]],
