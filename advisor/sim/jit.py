@@ -3,6 +3,7 @@ its array lowering loaded without a BLAS probe. Import `njit` from here, never f
 that the configuration is in force before any decorator runs."""
 
 import os
+from typing import Any
 
 import platformdirs
 
@@ -43,4 +44,14 @@ def _array_lowering_without_blas_probe() -> None:
 
 _array_lowering_without_blas_probe()
 
-__all__ = ["njit"]
+
+# Compiled without numba's reference counting (NRT), cached, without the GIL: the kernel
+# (`advisor.sim.kernel`) and the level crossing allocate nothing (their scratch arrays come from
+# the caller) and every array they are handed outlives the call. In the kernel, with counting
+# on, each helper inlined into the per-I/O loop took an atomic increment and decrement per array
+# argument, which numba's pruning leaves in place in branching code (numba issue 2350): over half
+# the kernel's time per I/O. `_nrt` is numba's own switch for this (an unknown option fails at
+# the first call, loudly).
+FLAT: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
+
+__all__ = ["FLAT", "njit"]

@@ -12,26 +12,18 @@ run of them completes with the slowest).
 """
 
 import math
-from typing import Any
 
 import numpy as np
 
 from advisor.layout.raid import NONE, RAID0, RAID1
-from advisor.sim.jit import njit  # numba, its cache per user (advisor.sim.jit)
+from advisor.sim.jit import FLAT as _FLAT  # numba's options and cache: advisor.sim.jit
+from advisor.sim.jit import njit
 from advisor.sim.plan import KIND_IOPS, KIND_MIB
 
 # The RAID and limiter codes are the plan's (numba compiles them in as constants); the RAID
 # mapping and per-I/O charges below are the kernel's compiled copy of `advisor.layout.raid` and
 # `advisor.layout.limits.charge`, pinned to them by tests/sim/test_raid_fanout.py.
 MIB = 1048576.0
-
-# The kernel runs without numba's reference counting (NRT): it allocates nothing (its scratch
-# arrays come from the driver, as its state does) and every array it is handed outlives the
-# call. With counting on, each helper inlined into the per-I/O loop took an atomic increment and
-# decrement per array argument, which numba's pruning leaves in place in branching code (numba
-# issue 2350): over half the kernel's time per I/O. `_nrt` is numba's own switch for this (an
-# unknown option fails at the first call, loudly).
-_FLAT: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
 
 
 @njit(**_FLAT, inline="always")

@@ -11,25 +11,22 @@ upwards. On cells of width h, the mass of cell i + 1 drains across the edge i at
 the jumps that cross that edge upwards start from the atom at 0 (when a_j > i h) or from cells
 i - n_j + 1 .. i (n_j = a_j / h cells); so m_{i+1} = h sum_j [lambda_j(0) m_0 1{n_j > i} +
 sum_{k = i - n_j + 1}^{i} lambda_j(k) m_k], each cell from those below it, then normalised. With
-fixed rates it is Benes' result on the same cells (tests/sim/test_level_crossing.py). Each
-stream's rate is scaled so that its work rate stays exact when a_j is rounded to whole cells.
+fixed rates it tends to Benes' series as the cells narrow (tests/sim/test_level_crossing.py).
+Each stream's rate is scaled so that its work rate stays exact when a_j is rounded to cells.
 """
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from advisor.sim.jit import njit
+from advisor.sim.jit import FLAT, njit
 
 CELLS_PER_JOB = 16  # cells of the smallest job (then half as wide: `level_survival`)
 MAX_CELLS = 65536
-# As the kernel's: no reference counting (the arrays come from the caller), no GIL.
-_FLAT: dict[str, Any] = {"cache": True, "nogil": True, "_nrt": False}
 
 
-@njit(**_FLAT)
+@njit(**FLAT)
 def _cells(lam, n, h, m, s):  # type: ignore[no-untyped-def]
     """Fill m[1:] from m[0] = 1 (see the module's docstring); s is scratch, zeros."""
     streams, cells = lam.shape[0], m.shape[0] - 1
