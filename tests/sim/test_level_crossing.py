@@ -112,3 +112,33 @@ def test_a_busy_volume_with_two_logs_waits_as_the_event_simulation() -> None:
     a_read, a_txn = p99s("analytic")
     assert a_read == pytest.approx(read, rel=0.10)
     assert a_txn == pytest.approx(txn, rel=0.10)
+
+
+def test_many_autocommitted_statements_write_one_stream_per_log() -> None:
+    """300 statements each committing alone: 600 commit I/Os a transaction, 300 on each log,
+    alike. They write as one stream at their summed rate (the rates are linear in it, so that is
+    exact), not as 600 streams, each its own row of cells (1.4 GB for this server as tried)."""
+    from advisor.sim.analytic import build_mix
+    from advisor.sim.analytic.commit import with_group_commit
+    from advisor.sim.analytic.waits import log_streams
+    from advisor.sim.plan import compile_plan
+    from workloads.mysql_run import build_servers
+
+    catalog = load_catalog()
+    layout = resolve("r5.xlarge:gp3:70GiB", catalog)
+    plan = compile_plan(layout, catalog)
+    params = MysqlParams(tps=1.0, data_gb=50, replicas=0, reads_per_write=0.1,
+                         shape=shape_of("point-rw", write_txn="update=300,autocommit"))
+    server = build_servers(Deployment(master=layout, replica=None), params, None)[0]
+    mix = with_group_commit(build_mix(plan, server.request_classes(), server.background_specs()),
+                            server.rate_tps)
+    volume_iops = plan.limit_names.index("gp3 volume IOPS")
+    streams = log_streams(plan, volume_iops, mix, server.rate_tps, 0.002,
+                          float(plan.lim_burst[volume_iops]))
+    assert streams is not None
+    # the redo log's and the binlog's commits are alike here (one 4 KiB block, one rate)
+    assert len(streams.logs) == 1
+    (log,) = streams.logs
+    per_log = 300 / 1.1  # commits/s on each log: 300 a write transaction, 1 / 1.1 of them
+    assert log.commits == pytest.approx(per_log)
+    assert log.rate == pytest.approx(2 * per_log * log.share)

@@ -77,7 +77,7 @@ Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic
 
 import math
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import numpy as np
@@ -540,9 +540,13 @@ class LogStream:
     commits: float
     share: float
 
-    def key(self) -> tuple[float, float, bytes, bytes, float, float, float]:
-        return (self.rate, self.work, self.flush.values.tobytes(),
-                self.flush.weights.tobytes(), self.flush.mean, self.commits, self.share)
+    def kind(self) -> tuple[float, bytes, bytes, float, float, float]:
+        """Everything but the rate: streams of one kind write as one, at their summed rate."""
+        return (self.work, self.flush.values.tobytes(), self.flush.weights.tobytes(),
+                self.flush.mean, self.commits, self.share)
+
+    def key(self) -> tuple[float, tuple[float, bytes, bytes, float, float, float]]:
+        return self.rate, self.kind()
 
 
 # P(V > level) with the logs' writes, by everything it is computed from: a steady state asks
@@ -613,7 +617,9 @@ def log_streams(plan: SimPlan, l: int, mix: Mix, x: float, tau: float,
     within 10 % on the grid of docs/analytic-vs-des.md (r5.xlarge RAID 0 2xgp3 35 GiB's replica
     at 85 % -59 %)."""
     per_log = commit_rates(mix, x)
-    logs: list[LogStream] = []
+    # One stream per log and flush: a transaction of many autocommitted statements has as many
+    # commit I/Os on each log, alike, and they write as one stream (at their summed rate).
+    logs: dict[tuple[float, bytes, bytes, float, float, float], LogStream] = {}
     others = []
     for c in mix.classes:
         if not _has_device(c):
@@ -630,14 +636,16 @@ def log_streams(plan: SimPlan, l: int, mix: Mix, x: float, tau: float,
             lam = per_log.get(io.log, 0.0)
             g0 = flushes_per_commit(io.service, lam)
             if work > 0 and g0 > 0:  # whole writes at the log's write rate: the same work
-                logs.append(LogStream(rate=c.probability * x * io.rate * hit * g0,
-                                      work=work / rate / g0, flush=io.service, commits=lam,
-                                      share=g0))
+                one = LogStream(rate=c.probability * x * io.rate * hit * g0,
+                                work=work / rate / g0, flush=io.service, commits=lam, share=g0)
+                same = logs.get(one.kind())
+                logs[one.kind()] = one if same is None else replace(same,
+                                                                    rate=same.rate + one.rate)
     if not logs:
         return None
     background = [(x * io.rate * hit, work / rate) for io in mix.background
                   for hit, work in [_hit(plan, l, io)] if io.rate > 0 and hit > 0]
-    return LogStreams(others=others, background=background, logs=tuple(logs), tau=tau)
+    return LogStreams(others=others, background=background, logs=tuple(logs.values()), tau=tau)
 
 
 def _first_wait(exact: NDArray[np.float64], rho: float, singles: list[tuple[float, float]],
