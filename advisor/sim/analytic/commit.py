@@ -38,13 +38,22 @@ from advisor.sim.plan import SimPlan
 COMMIT = 2  # IoSpec.op of a log write + flush
 
 
-def log_busy(flush: Dist, rate: float) -> tuple[float, float]:
-    """(q, pi) of a log with Poisson commits at `rate`/s (> 0), one flush `flush` at a time: the
-    chance a commit arrives during a flush, and the share of time the log is busy."""
+def _busy(flush: Dist, rate: float,
+          wait_s: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(q, pi) of a log with Poisson commits at `rate`/s (> 0), one flush `flush` at a time, each
+    flush also waiting `wait_s` before it starts (for each wait): the chance a commit arrives
+    during a flush, and the share of time the log is busy."""
     w = flush.weights / flush.weights.sum()
-    q = min(1.0 - float(np.dot(w, np.exp(-rate * flush.values))), 1.0 - 1e-9)
-    busy = flush.mean / (1 - q)
+    laplace = float(np.dot(w, np.exp(-rate * flush.values)))
+    q = np.minimum(1.0 - np.exp(-rate * wait_s) * laplace, 1.0 - 1e-9)
+    busy = (flush.mean + wait_s) / (1 - q)
     return q, busy / (busy + 1 / rate)
+
+
+def log_busy(flush: Dist, rate: float) -> tuple[float, float]:
+    """(q, pi) of a log with Poisson commits at `rate`/s (> 0), one flush `flush` at a time."""
+    q, pi = _busy(flush, rate, np.zeros(1))
+    return float(q[0]), float(pi[0])
 
 
 def flushes_per_commit(flush: Dist, rate: float) -> float:
@@ -59,15 +68,10 @@ def flushes_per_commit_waiting(flush: Dist, rate: float,
                                wait_s: NDArray[np.float64]) -> NDArray[np.float64]:
     """`flushes_per_commit` where each flush also waits `wait_s` before it starts (at a limit
     whose backlog is over its tolerance), for each wait: the log stays busy the longer, so more
-    commits join each group. The same arithmetic as `log_busy`, the flush shifted by the wait
-    (at a wait of 0, the same figures to the bit)."""
+    commits join each group (at a wait of 0, the same figures to the bit)."""
     if rate <= 0 or flush.mean <= 0:
         return np.ones_like(wait_s)
-    w = flush.weights / flush.weights.sum()
-    laplace = float(np.dot(w, np.exp(-rate * flush.values)))
-    q = np.minimum(1.0 - np.exp(-rate * wait_s) * laplace, 1.0 - 1e-9)
-    busy = (flush.mean + wait_s) / (1 - q)
-    pi = busy / (busy + 1 / rate)
+    q, pi = _busy(flush, rate, wait_s)
     out: NDArray[np.float64] = np.minimum(1.0, (1 - pi) / (1 - q))
     return out
 

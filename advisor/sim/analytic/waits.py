@@ -470,9 +470,10 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         ahead = write_ahead_s(plan, l)
         levels = tau + Y_GRID  # the backlog V above tau
         # The foreground's I/Os one by one as if Poisson: the M/G/1 workload, exactly.
-        fg_jobs = [(c.probability * x * io.rate * hit, work / rate)
-                   for c in dev_classes for io in c.ios if io.op in DEVICE_OPS and io.rate > 0
-                   for hit, work in [_hit(plan, l, io)] if hit > 0]
+        fg_ops = [(io.op, c.probability * x * io.rate * hit, work / rate)
+                  for c in dev_classes for io in c.ios if io.op in DEVICE_OPS and io.rate > 0
+                  for hit, work in [_hit(plan, l, io)] if hit > 0]
+        fg_jobs = [(r, w) for _, r, w in fg_ops]
         exact = mg1_survival(singles + fg_jobs, levels)
         # Clustering (a transaction's I/Os one after another) as the large-deviations ratio
         # of the clustered work to the same I/Os arriving as Poisson.
@@ -501,8 +502,8 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
             # A log writes one group at a time: over the tolerance its writes come rarer.
             logs = log_streams(plan, l, mix, x, tau, rate)
             if logs is not None:
-                eff = logs.survival(logs.background + [(r / s, w * s) for r, w in logs.others],
-                                    levels)
+                eff = logs.survival(singles + [(r / s, w * s) for op, r, w in fg_ops
+                                               if op != COMMIT], levels)
             else:
                 eff = exact if s == 1.0 else mg1_survival(
                     singles + [(r / s, w * s) for r, w in fg_jobs], levels)
@@ -557,14 +558,12 @@ _LOG_SURVIVAL: Memo[Hashable, NDArray[np.float64]] = Memo(2048)
 
 @dataclass(frozen=True, slots=True)
 class LogStreams:
-    """The I/Os at one limit with each log's writes as whole writes whose rate falls while the
-    backlog is over the tolerance tau: a flush that waits there holds its log, so more commits
+    """The logs' writes at one limit as whole writes whose rate falls while the backlog is over
+    the tolerance tau: a flush that waits there holds its log, so more commits
     join the group behind it (`commit.flushes_per_commit_waiting`). Below tau they are the
     Poisson streams `limit_waits` takes, the same work: a commit's share of one write at the
     commit rate there, one whole write at the log's write rate here."""
 
-    others: list[tuple[float, float]]  # (rate /s, work s) of the requests' other device I/Os
-    background: list[tuple[float, float]]  # the background's I/Os, as Poisson streams
     logs: tuple[LogStream, ...]
     tau: float
 
@@ -620,32 +619,24 @@ def log_streams(plan: SimPlan, l: int, mix: Mix, x: float, tau: float,
     # One stream per log and flush: a transaction of many autocommitted statements has as many
     # commit I/Os on each log, alike, and they write as one stream (at their summed rate).
     logs: dict[tuple[float, bytes, bytes, float, float, float], LogStream] = {}
-    others = []
     for c in mix.classes:
-        if not _has_device(c):
-            continue
         for io in c.ios:
-            if io.op not in DEVICE_OPS or io.rate <= 0:
+            if io.op != COMMIT or io.rate <= 0:
                 continue
             hit, work = _hit(plan, l, io)
-            if hit <= 0:
-                continue
-            if io.op != COMMIT:
-                others.append((c.probability * x * io.rate * hit, work / rate))
-                continue
             lam = per_log.get(io.log, 0.0)
             g0 = flushes_per_commit(io.service, lam)
-            if work > 0 and g0 > 0:  # whole writes at the log's write rate: the same work
-                one = LogStream(rate=c.probability * x * io.rate * hit * g0,
-                                work=work / rate / g0, flush=io.service, commits=lam, share=g0)
-                same = logs.get(one.kind())
-                logs[one.kind()] = one if same is None else replace(same,
-                                                                    rate=same.rate + one.rate)
+            if hit <= 0 or work <= 0 or g0 <= 0:
+                continue
+            # whole writes at the log's write rate: the same work as its share at the commits'
+            one = LogStream(rate=c.probability * x * io.rate * hit * g0, work=work / rate / g0,
+                            flush=io.service, commits=lam, share=g0)
+            kind = one.kind()
+            same = logs.get(kind)
+            logs[kind] = one if same is None else replace(same, rate=same.rate + one.rate)
     if not logs:
         return None
-    background = [(x * io.rate * hit, work / rate) for io in mix.background
-                  for hit, work in [_hit(plan, l, io)] if io.rate > 0 and hit > 0]
-    return LogStreams(others=others, background=background, logs=tuple(logs.values()), tau=tau)
+    return LogStreams(logs=tuple(logs.values()), tau=tau)
 
 
 def _first_wait(exact: NDArray[np.float64], rho: float, singles: list[tuple[float, float]],
