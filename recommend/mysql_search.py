@@ -672,7 +672,7 @@ def _p99_floor_s(plan: SimPlan, server: MysqlServer) -> float:
                     if io.op in DEVICE_OPS and io.rate > 0:
                         total = convolve(total, io.count_sum())
             else:
-                total = class_latency(mix, cls, rate, ZERO, None)
+                total = class_latency(mix, cls, rate, ZERO, [])
             parts.append((cls.probability, total))
         return mixture(parts).quantile(0.99) + mix.extra_latency_s
 

@@ -41,7 +41,10 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
    queue forgot its state in d, from the relaxation time of reflected Brownian motion, as it
    was until 2026-11-29) is the same for an exponential wait near rho = 0.5, but a backlog
    that a doublewrite batch lifts far over tau at once is met by a later I/O only if the lift
-   came within d. Reads, writes and commits of one request are one chain.
+   came within d. A wait met there starts a chain of its own (until 2026-11-30 it was a draw
+   by itself, so congestion met at a transaction's third I/O was not carried into its fourth
+   to sixth). Reads, writes and commits of one request are one chain at each limit, and each
+   limit that waits runs its own (`class_latency`).
 
 Group commit (`advisor.sim.kernel._group_commit`): one log write + flush F at a time; a commit
 arriving while one is in progress waits for its residual (F's equilibrium distribution) and then
@@ -126,6 +129,14 @@ MIN_WAIT_P = 1e-4  # a limit whose I/Os wait less often than this adds no wait
 # below this are noise.
 EXACT_FLOOR = 1e-10
 SPACING_SHARE = 0.02  # mean waits below this share of the I/Os' spacing leave it as it is
+# A wait met later in a request starts a chain of its own while at most this many of its I/Os
+# are left (`regressed_sum`); with more left, their waits are independent draws. A chain's carry
+# comes from heavy traffic (`_congested`): on long requests at a light load it over-persists (a
+# master's write transaction of 14 page reads and 2 commits on c5.large gp3 70 GiB behind a
+# replica at 100 tps, a limit 15 % busy, carry 0.87: its p99 +78 % of the event simulation's
+# with every chain restarted, +11 % without), and restarting each of its chains would carry
+# that into all of the request's later I/Os.
+RESTART_IOS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -826,7 +837,20 @@ def regressed_sum(wait: Dist, k: int, chain: Chain, *, writes: int = 0,
     """Sum of the waits of k successive device I/Os of one request, the first one `wait` (a
     request arrives as Poisson: it sees the time average). The last `writes` of them are
     writes a cache acknowledges `ahead_s` ahead of the pacing: the chain follows the backlog a
-    read would wait through, w, and a write waits (w - ahead_s)^+ of it."""
+    read would wait through, w, and a write waits (w - ahead_s)^+ of it.
+
+    Once a chain's wait is 0, the next I/O waits `chain.later`, and a wait met there starts a
+    chain of its own, which regresses as the first one does (in the event simulation an I/O
+    that waited is followed by one that waits again 58-90 % of the time wherever in its request
+    it came: bench/README.md, 2026-11-30): while at most RESTART_IOS I/Os are left. With more
+    left, the later I/Os wait independent draws, as every later I/O did until 2026-11-30."""
+    return _regressed_sum(wait, k, chain, writes, ahead_s, {})
+
+
+def _regressed_sum(wait: Dist, k: int, chain: Chain, writes: int, ahead_s: float,
+                   restarted: dict[tuple[int, int], Dist]) -> Dist:
+    """`regressed_sum`; `restarted`: the sums of the last n I/Os (n_w of them writes) of a
+    chain restarted from `chain.later`, by (n, n_w), shared by the whole call tree."""
     if k <= 0:
         return ZERO
     writes = min(writes, k) if ahead_s > 0 else 0
@@ -858,17 +882,27 @@ def regressed_sum(wait: Dist, k: int, chain: Chain, *, writes: int = 0,
             # then the fresh ones (the last I/Os: writes first among them, then reads).
             shift = float(np.dot(total[sel], wait.weights[sel]) / wait.weights[sel].sum())
             n_w = min(int(n0), writes)
-            later = correlated_sum(fresh, int(n0) - n_w, 0.0)
-            if n_w:
-                later = convolve(later, correlated_sum(ahead_of(fresh, ahead_s), n_w, 0.0))
+            if n0 <= RESTART_IOS:  # a later wait starts a chain of its own
+                key = (int(n0), n_w)
+                if key not in restarted:
+                    r = _regressed_sum(fresh, int(n0), chain, n_w, ahead_s, restarted)
+                    order = np.argsort(r.values, kind="stable")  # kept on KEEP_EDGES' bins
+                    restarted[key] = Dist(*bin_sorted(r.values[order], r.weights[order],
+                                                      KEEP_EDGES), r.mean)
+                later = restarted[key]
+            else:
+                later = correlated_sum(fresh, int(n0) - n_w, 0.0)
+                if n_w:
+                    later = convolve(later, correlated_sum(ahead_of(fresh, ahead_s), n_w, 0.0))
             parts.append((pw, later.shifted(shift)))
     return parts[0][1] if len(parts) == 1 else mixture(parts)
 
 
-def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWait | None) -> Dist:
+def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
+                  limits: list[LimitWait]) -> Dist:
     """One class's request time at `x` requests/s: its I/Os' services (a commit's flush joins
-    its log's group commit) plus the waits of its device I/Os, one regressed chain over the
-    limit whose waits dominate (`top`)."""
+    its log's group commit) plus the waits of its device I/Os at each of `limits`, a regressed
+    chain per limit (`wait`: one I/O's wait over all of them, which spaces the I/Os)."""
     services = ZERO
     dev_pmf: Pmf = ((0, 1.0),)  # device reads per request
     write_pmf: Pmf = ((0, 1.0),)  # device writes (commits included) per request
@@ -891,23 +925,31 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist, top: LimitWai
             write_pmf = _add_pmf(write_pmf, io.pmf)
         else:
             services = convolve(services, repeat(io.service, io.rate))
-    if top is None or n_dev <= 0:
+    chained = [w for w in limits if w.p >= MIN_WAIT_P]
+    if not chained or n_dev <= 0:
         return services
     # The delay between a request's I/Os: their service and the CPU steps between them. While
-    # the limit is congested, the next I/O finds the queue that was left behind it (its own
-    # work still in it) drained by (1 - carry) per unit of time.
+    # a limit is congested, the next I/O finds the queue that was left behind it (its own work
+    # still in it) drained by (1 - carry) per unit of time. Each limit runs a chain of its own:
+    # a doublewrite batch lifts a volume's throughput limit over its tolerance at once and it
+    # drains within an I/O or two (carry ~0.25), while its IOPS limit stays congested (~0.7);
+    # one chain at the limit of the largest mean wait gave the IOPS waits the other's carry.
     spacing = cls.service.mean / n_dev
-    chain = Chain(carry=top.carry, step_s=top.own_s - (1 - top.carry) * spacing,
-                  later=later_wait(wait, (spacing + wait.mean) * (1 - top.rho)))
-    # A transaction reads its pages, then commits: its writes are the chain's last I/Os. On a
-    # device with a write-back cache they wait only for the backlog beyond it (reads and writes
-    # of one request are still one chain: the cache changes what a write waits, not the queue).
-    ahead = top.write_ahead_s
-    if ahead <= 0:  # reads and writes wait alike
-        dev_pmf, write_pmf = _add_pmf(dev_pmf, write_pmf), ((0, 1.0),)
-    parts = [(p * q, regressed_sum(wait, k + j, chain, writes=j, ahead_s=ahead))
-             for k, p in dev_pmf for j, q in write_pmf if p * q > 0]
-    waits = parts[0][1] if len(parts) == 1 else mixture(parts)
+    waits = ZERO
+    for lw in chained:
+        one = lw.wait_dist()
+        chain = Chain(carry=lw.carry, step_s=lw.own_s - (1 - lw.carry) * spacing,
+                      later=later_wait(one, (spacing + wait.mean) * (1 - lw.rho)))
+        # A transaction reads its pages, then commits: its writes are the chain's last I/Os.
+        # On a device with a write-back cache they wait only for the backlog beyond it (reads
+        # and writes of one request are still one chain: the cache changes what a write
+        # waits, not the queue).
+        ahead = lw.write_ahead_s
+        reads, writes = (dev_pmf, write_pmf) if ahead > 0 else \
+            (_add_pmf(dev_pmf, write_pmf), ((0, 1.0),))
+        parts = [(p * q, regressed_sum(one, k + j, chain, writes=j, ahead_s=ahead))
+                 for k, p in reads for j, q in writes if p * q > 0]
+        waits = convolve(waits, parts[0][1] if len(parts) == 1 else mixture(parts))
     return convolve(services, waits)
 
 
@@ -943,13 +985,10 @@ def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
     if waited is not None:
         waited.update(w.limit for w in waits)
     wait = io_wait(waits)
-    top = max(waits, key=lambda w: w.p * w.theta_s, default=None)
-    if top is not None and top.p < MIN_WAIT_P:
-        top = None
     by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
     parts = []
     for cls in mix.classes:
-        d = class_latency(mix, cls, x, wait, top).shifted(mix.extra_latency_s)
+        d = class_latency(mix, cls, x, wait, waits).shifted(mix.extra_latency_s)
         parts.append((cls.probability, d))
         by_kind[cls.kind].append((cls.probability, d))
     return (mixture(parts), mixture(by_kind[0]) if by_kind[0] else ZERO,
