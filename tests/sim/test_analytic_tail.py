@@ -370,7 +370,8 @@ def test_a_master_behind_a_replica_is_within_10_percent(spec: str, data_gb: floa
          for seed in (1, 2, 3)]
     analytic = a.levels[0].servers[0].latency_ms.transaction.p99
     des = [r.levels[0].servers[0].latency_ms.transaction.p99 for r in d]
-    assert analytic is not None and all(x is not None for x in des)
+    assert analytic is not None
+    assert all(x is not None for x in des)
     mean = float(np.mean([x for x in des if x is not None]))
     assert analytic == pytest.approx(mean, rel=P99_TOLERANCE), (analytic, des)
 
