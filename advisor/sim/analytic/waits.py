@@ -782,8 +782,8 @@ def correlated_sum(wait: Dist, k: int, r: float) -> Dist:
 class Chain:
     """How the waits of one request's successive device I/Os follow each other: while the
     limit stays congested, w' = max(0, carry w + step) (`regressed_sum`); once a wait is 0, the
-    next I/O waits `later` (`later_wait`), or, when None, an independent draw of the first
-    I/O's wait."""
+    next I/O waits `later` (`later_wait`), or, when None, a draw of the first I/O's wait, and a
+    wait met there starts a chain of its own (near the request's end: `RESTART_IOS`)."""
 
     carry: float = 0.0
     step_s: float = 0.0
@@ -841,8 +841,8 @@ def regressed_sum(wait: Dist, k: int, chain: Chain, *, writes: int = 0,
 
     Once a chain's wait is 0, the next I/O waits `chain.later`, and a wait met there starts a
     chain of its own, which regresses as the first one does (in the event simulation an I/O
-    that waited is followed by one that waits again 58-90 % of the time wherever in its request
-    it came: bench/README.md, 2026-11-30): while at most RESTART_IOS I/Os are left. With more
+    that waited is followed by one that waits again 59-84 % of the time wherever in its request
+    it came: bench/chain_stats.py): while at most RESTART_IOS I/Os are left. With more
     left, the later I/Os wait independent draws, as every later I/O did until 2026-11-30."""
     return _regressed_sum(wait, k, chain, writes, ahead_s, {})
 
