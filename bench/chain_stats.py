@@ -17,7 +17,7 @@ the second run. Over the write transactions (those that commit) this gives
 
 and beside them the analytic engine's figures at that limit: the chance an I/O waits and its mean
 wait, the chain's carry and step, and the quantiles of a write transaction's summed waits there
-(`waits.regressed_sum` over its device I/Os, as `waits.class_latency` takes them). About 5 s.
+(`waits.limit_wait_sum`, which `waits.class_latency` takes at every limit). About 2 s.
 """
 
 import argparse
@@ -37,7 +37,6 @@ import advisor.sim.kernel as kernel  # noqa: E402
 from advisor.layout import resolve  # noqa: E402
 from advisor.sim.analytic import build_mix, waits  # noqa: E402
 from advisor.sim.analytic.commit import COMMIT, with_group_commit  # noqa: E402
-from advisor.sim.analytic.dist import Dist, mixture  # noqa: E402
 from advisor.sim.plan import compile_plan  # noqa: E402
 from advisor.userfiles import load_catalog  # noqa: E402
 from workloads.mysql import MysqlParams  # noqa: E402
@@ -150,15 +149,8 @@ def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, 
     wait = waits.io_wait(limits)
     lw = next(w for w in limits if plan.limit_names[w.limit].endswith("volume IOPS"))
     cls = next(c for c in mix.classes if c.kind == 1)
-    dev = ((0, 1.0),)
-    for io in cls.ios:
-        if io.rate > 0 and io.op in waits.DEVICE_OPS:
-            dev = waits._add_pmf(dev, io.pmf)
-    spacing = cls.service.mean / sum(io.rate for io in cls.ios if io.op in waits.DEVICE_OPS)
-    one = lw.wait_dist()
-    chain = waits.Chain(carry=lw.carry, step_s=lw.own_s - (1 - lw.carry) * spacing,
-                    later=waits.later_wait(one, (spacing + wait.mean) * (1 - lw.rho)))
-    total: Dist = mixture([(p, waits.regressed_sum(one, k, chain)) for k, p in dev if p > 0])
+    total = waits.limit_wait_sum(cls, lw, wait)
+    chain = waits.limit_chain(cls, lw, wait)
     return {"chance": round(lw.p, 4), "mean_ms": round(lw.theta_s * 1000, 3),
             "carry": round(chain.carry, 3), "step_ms": round(chain.step_s * 1000, 3),
             "sum_ms": {str(q): round(total.quantile(q / 100) * 1000, 2) for q in QUANTILES}}

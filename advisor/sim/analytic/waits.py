@@ -898,15 +898,55 @@ def _regressed_sum(wait: Dist, k: int, chain: Chain, writes: int, ahead_s: float
     return parts[0][1] if len(parts) == 1 else mixture(parts)
 
 
+def _device_pmfs(cls: ClassParts) -> tuple[Pmf, Pmf]:
+    """(device reads, device writes with the commits) per request of the class."""
+    reads: Pmf = ((0, 1.0),)
+    writes: Pmf = ((0, 1.0),)
+    for io in cls.ios:
+        if io.rate > 0 and io.op in DEVICE_OPS:
+            if io.op == 0:
+                reads = _add_pmf(reads, io.pmf)
+            else:
+                writes = _add_pmf(writes, io.pmf)
+    return reads, writes
+
+
+def limit_chain(cls: ClassParts, lw: LimitWait, wait: Dist) -> Chain:
+    """How a request's waits at one limit follow each other (`limit_wait_sum`)."""
+    spacing = cls.service.mean / sum(io.rate for io in cls.ios if io.op in DEVICE_OPS)
+    return Chain(carry=lw.carry, step_s=lw.own_s - (1 - lw.carry) * spacing,
+                 later=later_wait(lw.wait_dist(), (spacing + wait.mean) * (1 - lw.rho)))
+
+
+def limit_wait_sum(cls: ClassParts, lw: LimitWait, wait: Dist) -> Dist:
+    """A request's summed waits at one limit: its device I/Os one regressed chain there
+    (`wait`: one I/O's wait over every limit, which spaces the I/Os).
+
+    The delay between a request's I/Os is their service and the CPU steps between them. While
+    the limit is congested, the next I/O finds the queue that was left behind it (its own work
+    still in it) drained by (1 - carry) per unit of time. Each limit runs a chain of its own: a
+    doublewrite batch lifts a volume's throughput limit over its tolerance at once and it drains
+    within an I/O or two (carry ~0.25), while its IOPS limit stays congested (~0.7); one chain at
+    the limit of the largest mean wait gave the IOPS waits the other's carry."""
+    reads, writes = _device_pmfs(cls)
+    one, chain = lw.wait_dist(), limit_chain(cls, lw, wait)
+    # A transaction reads its pages, then commits: its writes are the chain's last I/Os. On a
+    # device with a write-back cache they wait only for the backlog beyond it (reads and writes
+    # of one request are still one chain: the cache changes what a write waits, not the queue).
+    ahead = lw.write_ahead_s
+    if ahead <= 0:  # reads and writes wait alike
+        reads, writes = _add_pmf(reads, writes), ((0, 1.0),)
+    parts = [(p * q, regressed_sum(one, k + j, chain, writes=j, ahead_s=ahead))
+             for k, p in reads for j, q in writes if p * q > 0]
+    return parts[0][1] if len(parts) == 1 else mixture(parts)
+
+
 def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
                   limits: list[LimitWait]) -> Dist:
     """One class's request time at `x` requests/s: its I/Os' services (a commit's flush joins
-    its log's group commit) plus the waits of its device I/Os at each of `limits`, a regressed
-    chain per limit (`wait`: one I/O's wait over all of them, which spaces the I/Os)."""
+    its log's group commit) plus its summed waits at each of `limits` (`limit_wait_sum`; `wait`:
+    one I/O's wait over all of them, which spaces the I/Os)."""
     services = ZERO
-    dev_pmf: Pmf = ((0, 1.0),)  # device reads per request
-    write_pmf: Pmf = ((0, 1.0),)  # device writes (commits included) per request
-    n_dev = sum(io.rate for io in cls.ios if io.op in DEVICE_OPS)
     rates = commit_rates(mix, x)  # a log's commits, every class's, share its flushes
     commits: dict[int, Dist] = {}  # by log
     for io in cls.ios:
@@ -914,42 +954,18 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
             continue
         if io.op in (0, 1):
             services = convolve(services, io.count_sum())
-            if io.op == 0:
-                dev_pmf = _add_pmf(dev_pmf, io.pmf)
-            else:
-                write_pmf = _add_pmf(write_pmf, io.pmf)
         elif io.op == 2:
             if io.log not in commits:  # the same log's commits take the same time
                 commits[io.log] = group_commit(io.service, rates[io.log])
             services = convolve(services, repeat_pmf(commits[io.log], io.pmf))
-            write_pmf = _add_pmf(write_pmf, io.pmf)
         else:
             services = convolve(services, repeat(io.service, io.rate))
     chained = [w for w in limits if w.p >= MIN_WAIT_P]
-    if not chained or n_dev <= 0:
+    if not chained or sum(io.rate for io in cls.ios if io.op in DEVICE_OPS) <= 0:
         return services
-    # The delay between a request's I/Os: their service and the CPU steps between them. While
-    # a limit is congested, the next I/O finds the queue that was left behind it (its own work
-    # still in it) drained by (1 - carry) per unit of time. Each limit runs a chain of its own:
-    # a doublewrite batch lifts a volume's throughput limit over its tolerance at once and it
-    # drains within an I/O or two (carry ~0.25), while its IOPS limit stays congested (~0.7);
-    # one chain at the limit of the largest mean wait gave the IOPS waits the other's carry.
-    spacing = cls.service.mean / n_dev
     waits = ZERO
     for lw in chained:
-        one = lw.wait_dist()
-        chain = Chain(carry=lw.carry, step_s=lw.own_s - (1 - lw.carry) * spacing,
-                      later=later_wait(one, (spacing + wait.mean) * (1 - lw.rho)))
-        # A transaction reads its pages, then commits: its writes are the chain's last I/Os.
-        # On a device with a write-back cache they wait only for the backlog beyond it (reads
-        # and writes of one request are still one chain: the cache changes what a write
-        # waits, not the queue).
-        ahead = lw.write_ahead_s
-        reads, writes = (dev_pmf, write_pmf) if ahead > 0 else \
-            (_add_pmf(dev_pmf, write_pmf), ((0, 1.0),))
-        parts = [(p * q, regressed_sum(one, k + j, chain, writes=j, ahead_s=ahead))
-                 for k, p in reads for j, q in writes if p * q > 0]
-        waits = convolve(waits, parts[0][1] if len(parts) == 1 else mixture(parts))
+        waits = convolve(waits, limit_wait_sum(cls, lw, wait))
     return convolve(services, waits)
 
 
