@@ -10,7 +10,16 @@ import pytest
 from advisor.layout import resolve
 from advisor.sim.analytic import build_mix
 from advisor.sim.analytic.commit import with_group_commit
-from advisor.sim.analytic.striping import fluid_backlog, states, streams, swing
+from advisor.sim.analytic.dist import Dist
+from advisor.sim.analytic.striping import (
+    PLACEMENTS,
+    fluid_backlog,
+    followed,
+    placement_shares,
+    streams,
+    swing,
+    vincentized,
+)
 from advisor.sim.plan import compile_plan
 from advisor.userfiles import load_catalog
 from tests.sim.test_analytic_tail import _p99s
@@ -31,19 +40,61 @@ def test_the_swing_is_all_of_it_for_long_dwells_and_none_for_short(members: int)
 
 
 def test_member_states_follow_the_swing_less_near_saturation() -> None:
-    """Three alike streams on two members: 0-3 of them on this member with chances 1/8, 3/8,
-    3/8, 1/8. Dwells long against the queue's relaxation time: each state's full load (the
-    quasi-static limit); short: all at the average; and the state nearest saturation, whose
-    queue relaxes slowest, is followed less than the one below it."""
-    long = states(0.8, [0.04] * 3, [100.0] * 3, 1e-3, 2)
-    assert [p for p, _ in long] == pytest.approx([1 / 8, 3 / 8, 3 / 8, 1 / 8])
-    assert [u for _, u in long] == pytest.approx([0.68, 0.76, 0.84, 0.92], abs=1e-4)
-    short = states(0.8, [0.04] * 3, [1e-6] * 3, 1e-3, 2)
-    assert all(u == pytest.approx(0.8, abs=1e-3) for _, u in short)
-    mid = states(0.8, [0.04] * 3, [0.05] * 3, 0.02, 2)
-    ups = [u - 0.8 for _, u in mid if u > 0.8]
+    """Three alike streams on two members: 0-3 of them on this member. Dwells long against the
+    queue's relaxation time: each state's full load (the quasi-static limit); short: all at the
+    average; and the state nearest saturation, whose queue relaxes slowest, is followed less
+    than the one below it."""
+    ons = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (1, 1, 1)]
+
+    def us(dwell: float, tau: float) -> list[float]:
+        return [followed(0.8, [0.04] * 3, [dwell] * 3, tau, 2, on) for on in ons]
+
+    assert us(100.0, 1e-3) == pytest.approx([0.68, 0.76, 0.84, 0.92], abs=1e-4)
+    assert all(u == pytest.approx(0.8, abs=1e-3) for u in us(1e-6, 1e-3))
+    ups = [u - 0.8 for u in us(0.05, 0.02) if u > 0.8]
     assert len(ups) == 2
     assert ups[1] < 3 * ups[0]  # full swings would be 0.04 and 0.12
+
+
+def test_two_logs_of_one_rate_share_a_member_for_a_share_fixed_by_their_phases() -> None:
+    """Two streams of one rate on two members keep their phases apart: a placement in phase
+    has them on one member all the time, half a chunk apart half the time, one chunk apart
+    never; over placements that share spreads evenly from 0 to 1 (mean 1/2, as independent
+    draws give). Every placement's time adds up, and one stream is on some member always."""
+    groupings, shares = placement_shares((1.0, 1.0), 2)
+    assert groupings == ((0, 0), (0, 1))
+    assert shares.shape == (PLACEMENTS, 2)
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+    together = np.sort(shares[:, 0])
+    assert together.mean() == pytest.approx(0.5, abs=0.01)
+    assert together[0] < 0.05
+    assert together[-1] > 0.95
+    np.testing.assert_allclose(together, (np.arange(PLACEMENTS) + 0.5) / PLACEMENTS, atol=0.02)
+    one, alone = placement_shares((1.0,), 4)
+    assert one == ((0,),)
+    np.testing.assert_allclose(alone, [[1.0]])
+    # Three on two members: all on one member, or two on one and the third on the other; the
+    # share of time with all three together is 1/4 over placements, as independent draws give.
+    groupings, shares = placement_shares((1.0, 1.0, 1.0), 2)
+    assert sorted(groupings) == [(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
+    assert shares[:, groupings.index((0, 0, 0))].mean() == pytest.approx(0.25, abs=0.02)
+
+
+def test_each_quantile_is_the_placements_average() -> None:
+    """Two placements, one all in a fast state, one all in a slow one: each quantile is the
+    average of the two placements' (the p99 of the states mixed would be the slow state's
+    p98), and the mean is the placements' mean."""
+    fast = Dist(np.linspace(1e-3, 2e-3, 400), np.full(400, 1 / 400), 1.5e-3)
+    slow = Dist(np.linspace(2e-3, 10e-3, 400), np.full(400, 1 / 400), 6e-3)
+    d = vincentized(np.array([[1.0, 0.0], [0.0, 1.0]]), [fast, slow])
+    for q in (0.5, 0.9, 0.99):
+        assert d.quantile(q) == pytest.approx((fast.quantile(q) + slow.quantile(q)) / 2,
+                                              rel=0.01)
+    assert d.mean == pytest.approx(3.75e-3)
+    assert float(np.dot(d.values, d.weights) / d.weights.sum()) == pytest.approx(3.75e-3,
+                                                                                  rel=1e-3)
+    mixed = vincentized(np.array([[0.5, 0.5], [0.5, 0.5]]), [fast, slow])
+    assert mixed.quantile(0.99) == pytest.approx(slow.quantile(0.98), rel=0.01)
 
 
 def test_an_overloaded_dwell_builds_a_fluid_backlog() -> None:
@@ -93,3 +144,33 @@ def test_raid0_near_the_knee_agrees_with_the_event_simulation() -> None:
     seeds 1-3) is itself ~7 % uncertain; over eight the analytic 21.7 ms is 2 % from it."""
     analytic, mean = _p99s("c5.large:raid0:2xgp3:35GiB", 50, 0, 1064.0, seeds=8)
     assert analytic == pytest.approx(mean, rel=0.10), (analytic, mean)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("spec", "tps"), [
+    pytest.param("c5.large:raid0:2xgp3:35GiB", 1013.0, id="c5.large-raid0-85%"),
+    pytest.param("r5.xlarge:raid0:2xgp3:35GiB", 1870.0, id="r5.xlarge-raid0-85%"),
+])
+def test_a_replica_on_raid0_near_the_knee_is_within_10_percent(spec: str, tps: float) -> None:
+    """A replica on RAID 0 of two gp3 at 85 % of the knee: its relay log, binlog and redo (one
+    rate, 4 KiB per applied transaction each) keep their phases on the members for good, so
+    each run has its own share of time with all three on one member; the replica's p99 spreads
+    4.9-8.6 ms over 40 seeds on c5.large. The model's p99 of the states mixed was +12 / +15 %
+    of the seeds' mean; averaged over placements it is within 10 % (docs/analytic-vs-des.md)."""
+    from advisor.layout import resolve
+    from advisor.userfiles import load_catalog
+    from workloads.mysql_run import Deployment, simulate_mysql
+
+    catalog = load_catalog()
+    layout = resolve(spec, catalog)
+    dep = Deployment(master=layout, replica=layout)
+    params = MysqlParams(tps=tps, data_gb=50, replicas=1)
+    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
+    replica = a.levels[0].servers[1]
+    assert replica.role == "replica"
+    des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
+           .levels[0].servers[1].latency_ms.transaction.p99 for seed in range(1, 13)]
+    assert all(x is not None for x in des)
+    mean = float(np.mean([x for x in des if x is not None]))
+    assert replica.latency_ms.transaction.p99 == pytest.approx(mean, rel=0.10), (
+        replica.latency_ms.transaction.p99, mean)

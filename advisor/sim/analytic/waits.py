@@ -114,7 +114,7 @@ from advisor.sim.analytic.dist import (
     repeat_pmf,
 )
 from advisor.sim.analytic.mix import ClassParts, IoPart, Mix
-from advisor.sim.analytic.striping import striped
+from advisor.sim.analytic.striping import placed, vincentized
 from advisor.sim.plan import KIND_DEVICE, SimPlan
 
 DEVICE_OPS = (0, 1, 2)
@@ -974,7 +974,12 @@ def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
     """(all, read, write) request times of a database mix at `x` requests/s in open loop.
     `waited`, if given, gets every limit whose wait went into them: the first pass's (its
     mean wait spaces the second's I/Os) and the final ones (a RAID 0 member's waits at other
-    loads, `striped`, are taken for its own limits only)."""
+    loads, in each state of the array's streams, `striping.placed`, are taken for its own
+    limits only).
+
+    On RAID 0 a sequential stream stays on one member for a chunk, and each array holds its
+    streams' phases for good: the request times are taken in each state of the array and each
+    quantile averaged over placements (`striping.vincentized`)."""
     waits = limit_waits(plan, mix, x, rates)
     if waited is not None:
         waited.update(w.limit for w in waits)
@@ -997,9 +1002,21 @@ def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
                 at[key] = limit_waits(plan, mix, x * k, rates, mean_wait)
             return at[key]
 
-        waits = striped(plan, mix, x, rates, waits, waits_at)
+        states = placed(plan, mix, x, rates, waits, waits_at)
+        if states is not None:  # each placement's tail, averaged over placements
+            if waited is not None:
+                waited.update(w.limit for state in states.states for w in state)
+            each = [_latencies(mix, x, state) for state in states.states]
+            all_, read, write = (vincentized(states.shares, [d[i] for d in each])
+                                 for i in range(3))
+            return all_, read, write
     if waited is not None:
         waited.update(w.limit for w in waits)
+    return _latencies(mix, x, waits)
+
+
+def _latencies(mix: Mix, x: float, waits: list[LimitWait]) -> tuple[Dist, Dist, Dist]:
+    """(all, read, write) request times of `mix` at `x` requests/s with these limits' waits."""
     wait = io_wait(waits)
     by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
     parts = []
