@@ -22,7 +22,7 @@ from advisor.sim.analytic.striping import (
 )
 from advisor.sim.plan import compile_plan
 from advisor.userfiles import load_catalog
-from tests.sim.test_analytic_tail import _p99s
+from tests.sim.test_analytic_tail import _p99s, server_p99s
 from workloads.mysql import MysqlParams
 from workloads.mysql_run import Deployment, build_servers
 
@@ -157,20 +157,6 @@ def test_a_replica_on_raid0_near_the_knee_is_within_10_percent(spec: str, tps: f
     each run has its own share of time with all three on one member; the replica's p99 spreads
     4.9-8.6 ms over 40 seeds on c5.large. The model's p99 of the states mixed was +12 / +15 %
     of the seeds' mean; averaged over placements it is within 10 % (docs/analytic-vs-des.md)."""
-    from advisor.layout import resolve
-    from advisor.userfiles import load_catalog
-    from workloads.mysql_run import Deployment, simulate_mysql
-
-    catalog = load_catalog()
-    layout = resolve(spec, catalog)
-    dep = Deployment(master=layout, replica=layout)
-    params = MysqlParams(tps=tps, data_gb=50, replicas=1)
-    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
-    replica = a.levels[0].servers[1]
-    assert replica.role == "replica"
-    des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
-           .levels[0].servers[1].latency_ms.transaction.p99 for seed in range(1, 13)]
-    assert all(x is not None for x in des)
-    mean = float(np.mean([x for x in des if x is not None]))
-    assert replica.latency_ms.transaction.p99 == pytest.approx(mean, rel=0.10), (
-        replica.latency_ms.transaction.p99, mean)
+    analytic, des = server_p99s(spec, 50, tps, "replica", seeds=12)
+    mean = float(np.mean(des))
+    assert analytic == pytest.approx(mean, rel=0.10), (analytic, mean)

@@ -334,6 +334,32 @@ def _p99s(spec: str, data_gb: float, replicas: int, tps: float,
     return float(a), float(np.mean([x for x in d if x is not None]))
 
 
+def server_p99s(spec: str, data_gb: float, tps: float, role: str,
+                seeds: int) -> tuple[float, list[float]]:
+    """One server's transaction p99 (`role`: master or replica) of a master and one replica on
+    `spec`: the analytic engine's, and each 120 s event simulation's on seeds 1..`seeds`."""
+    from advisor.layout import resolve
+    from advisor.userfiles import load_catalog
+    from workloads.mysql import MysqlParams
+    from workloads.mysql_run import Deployment, simulate_mysql
+    from workloads.mysql_shape import shape_of
+
+    catalog = load_catalog()
+    layout = resolve(spec, catalog)
+    dep = Deployment(master=layout, replica=layout)
+    params = MysqlParams(tps=tps, data_gb=data_gb, replicas=1, shape=shape_of("point-rw"))
+    i = 0 if role == "master" else 1
+    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
+    server = a.levels[0].servers[i]
+    assert server.role == role
+    des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
+           .levels[0].servers[i].latency_ms.transaction.p99 for seed in range(1, seeds + 1)]
+    analytic = server.latency_ms.transaction.p99
+    assert analytic is not None
+    assert all(x is not None for x in des)
+    return float(analytic), [float(x) for x in des if x is not None]
+
+
 @pytest.mark.parametrize(("spec", "data_gb", "replicas", "tps"), AGREE)
 def test_analytic_p99_is_within_10_percent_of_the_event_simulation(
         spec: str, data_gb: float, replicas: int, tps: float) -> None:
@@ -355,24 +381,8 @@ def test_a_master_behind_a_replica_is_within_10_percent(spec: str, data_gb: floa
     wait met at a later I/O is followed by more; the model's later waits were draws by
     themselves, and its doublewrite-lifted throughput limit's fast drain was carried into the
     IOPS limit's waits: the master's p99 was 19 % low on both (docs/analytic-vs-des.md)."""
-    from advisor.layout import resolve
-    from advisor.userfiles import load_catalog
-    from workloads.mysql import MysqlParams
-    from workloads.mysql_run import Deployment, simulate_mysql
-    from workloads.mysql_shape import shape_of
-
-    catalog = load_catalog()
-    layout = resolve(spec, catalog)
-    dep = Deployment(master=layout, replica=layout)
-    params = MysqlParams(tps=tps, data_gb=data_gb, replicas=1, shape=shape_of("point-rw"))
-    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
-    d = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
-         for seed in (1, 2, 3)]
-    analytic = a.levels[0].servers[0].latency_ms.transaction.p99
-    des = [r.levels[0].servers[0].latency_ms.transaction.p99 for r in d]
-    assert analytic is not None
-    assert all(x is not None for x in des)
-    mean = float(np.mean([x for x in des if x is not None]))
+    analytic, des = server_p99s(spec, data_gb, tps, "master", seeds=3)
+    mean = float(np.mean(des))
     assert analytic == pytest.approx(mean, rel=P99_TOLERANCE), (analytic, des)
 
 
@@ -496,23 +506,6 @@ def test_a_master_behind_a_replica_is_within_10_percent_per_server() -> None:
     sums dropped their operands' rare tails, +19 % once they kept them but a later I/O drew the
     volume bandwidth limit's time-average wait afresh (a doublewrite batch lifts that backlog
     far over its tolerance at once), +7 % now."""
-    from advisor.layout import resolve
-    from advisor.userfiles import load_catalog
-    from workloads.mysql import MysqlParams
-    from workloads.mysql_run import Deployment, simulate_mysql
-    from workloads.mysql_shape import PRESETS, shape_of
-
-    catalog = load_catalog()
-    layout = resolve("c5.large:gp2:70GiB", catalog)
-    dep = Deployment(master=layout, replica=layout)
-    params = MysqlParams(tps=357.6, data_gb=50, replicas=1, shape=shape_of("point-rw"),
-                         reads_per_write=PRESETS["point-rw"].reads)
-    a = simulate_mysql(dep, catalog, params, engine="analytic", duration_s=120.0)
-    master = a.levels[0].servers[0]
-    assert master.role == "master"
-    des = [simulate_mysql(dep, catalog, params, engine="des", duration_s=120.0, seed=seed)
-           .levels[0].servers[0].latency_ms.transaction.p99 for seed in range(1, 9)]
-    assert all(x is not None for x in des)
-    d = float(np.mean([x for x in des if x is not None]))
-    assert master.latency_ms.transaction.p99 == pytest.approx(d, rel=P99_TOLERANCE), (
-        master.latency_ms.transaction.p99, d)
+    analytic, des = server_p99s("c5.large:gp2:70GiB", 50, 357.6, "master", seeds=8)
+    d = float(np.mean(des))
+    assert analytic == pytest.approx(d, rel=P99_TOLERANCE), (analytic, d)
