@@ -479,7 +479,18 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "there stay 13-15 % low: their p99 follows the chunk in the event simulation "
               "(c5.large 2xgp3 35 GiB at 1,013 tps, seeds 1-3, 60 s: 10.84 / 13.07 / 19.75 ms "
               "at 16 KiB / 512 KiB / 64 MiB chunks) and hardly in the model (10.76 / 10.82 / "
-              "13.69).",
+              "13.69); per seed it follows the share of transactions whose two log writes "
+              "share a member (bench/placements.py: 10.9 ms apart, 14.4 ms together; the "
+              "model 9.9 / 11.6). Measured then and not adopted (bench/README.md): on six "
+              "masters the model's chance to reach a volume's IOPS tolerance is 1.04-1.55 x "
+              "the event simulation's and its wait given a wait 0.70-0.81 x (the latter asks "
+              "for the congested tail's rate at about 2Y, the Jackson end, whatever X); the "
+              "chance from a sampled open-loop path (10-37 % low) with z = min(X, 2Y) gives "
+              "238 of 258 and 169 of 177 whole deployments (the replicas at 85 % go out: "
+              "their applier's transactions are clusters the model takes as Poisson); "
+              "weighting a request's pairs of I/Os by the queue's memory fixes a 300-update "
+              "autocommit transaction's absurd p99 (82.7 s -> 0.88 s, the event simulation "
+              "1.31 s) but gives 218.",
               "",
               "Per server: `advisor size` judges each role's p99 by itself, and the whole "
               "deployment's p99 hid the masters' misses under the replicas' many fast reads: "
