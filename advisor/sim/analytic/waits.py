@@ -72,8 +72,10 @@ its writes (a transaction's commits, after its page reads) only the part beyond 
 the knee wait as long as page reads: transaction p99 17 % high.
 
 On RAID 0 a sequential log stream stays on one member for a whole chunk (512 KiB: 128 4-KiB
-log writes), so the members' loads alternate over tenths of a second: each member limit's wait
-is mixed over those states (`advisor.sim.analytic.striping`).
+log writes), so the members' loads alternate over tenths of a second, and the streams' phases,
+fixed for as long as their files are, decide each array's share of time in each state: the
+request times are taken in each state and their quantiles averaged over placements
+(`advisor.sim.analytic.striping`).
 
 Measured against the event simulation in docs/analytic-vs-des.md (bench/analytic_grid.py).
 """
