@@ -143,9 +143,7 @@ def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, 
                                       server.background_specs()), server.rate_tps)
     rates = [plan.rate_in_force(l, set()) for l in range(plan.n_limits)]
     x = server.rate_tps
-    limits = waits.limit_waits(plan, mix, x, rates)
-    if sum(w.p * w.theta_s for w in limits) > 0:  # the second pass, as request_latency's
-        limits = waits.limit_waits(plan, mix, x, rates, sum(w.p * w.theta_s for w in limits))
+    limits, _ = waits.spaced_waits(plan, mix, x, rates)  # as request_latency's
     wait = waits.io_wait(limits)
     lw = next(w for w in limits if plan.limit_names[w.limit].endswith("volume IOPS"))
     cls = next(c for c in mix.classes if c.kind == 1)

@@ -10,7 +10,7 @@ member for a chunk each. In one event simulation (120 s after 5 s) the streams s
 drawn from its seed and keep their phases: the share of transactions whose two log writes land
 on one member is that run's placement. For each seed this prints that share and the master's
 p99; then their correlation, and the analytic engine's p99 with the logs always together, always
-apart, and averaged over placements (`striping.placed`, `striping.vincentized`).
+apart, and averaged over placements (`waits.array_states`, `striping.vincentized`).
 """
 
 import argparse
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 import advisor.sim.des as des  # noqa: E402
 import advisor.sim.kernel as kernel  # noqa: E402
 from advisor.layout import resolve  # noqa: E402
-from advisor.sim.analytic import build_mix, striping, waits  # noqa: E402
+from advisor.sim.analytic import build_mix, waits  # noqa: E402
 from advisor.sim.analytic.commit import COMMIT, with_group_commit  # noqa: E402
 from advisor.sim.plan import compile_plan  # noqa: E402
 from advisor.userfiles import load_catalog  # noqa: E402
@@ -93,15 +93,12 @@ def analytic(spec: str, data_gb: float, tps: float) -> dict[str, float]:
                                       server.background_specs()), server.rate_tps)
     x = server.rate_tps
     rates = [plan.rate_in_force(l, set()) for l in range(plan.n_limits)]
-    limits = waits.limit_waits(plan, mix, x, rates)
-    mean_wait = sum(w.p * w.theta_s for w in limits)
-    limits = waits.limit_waits(plan, mix, x, rates, mean_wait)
-    placed = striping.placed(plan, mix, x, rates, limits,
-                             lambda k: waits.limit_waits(plan, mix, x * k, rates, mean_wait))
+    limits, mean_wait = waits.spaced_waits(plan, mix, x, rates)
+    placed = waits.array_states(plan, mix, x, rates, limits, mean_wait)
     if placed is None or len(placed.states) != 2:
         raise SystemExit(f"{spec}: not two logs on a RAID 0 array's members")
     averaged = waits.request_latency(plan, mix, x, rates)[0]
-    state = [waits._latencies(mix, x, s)[0] for s in placed.states]
+    state = [waits.latencies(mix, x, s)[0] for s in placed.states]
     # The logs together load one member more than apart: that state's tail is the longer.
     hot = max(range(2), key=lambda i: state[i].quantile(0.99))
     return {"placements_p99_ms": round(averaged.quantile(0.99) * 1e3, 2),

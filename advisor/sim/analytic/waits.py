@@ -116,7 +116,7 @@ from advisor.sim.analytic.dist import (
     repeat_pmf,
 )
 from advisor.sim.analytic.mix import ClassParts, IoPart, Mix
-from advisor.sim.analytic.striping import placed, vincentized
+from advisor.sim.analytic.striping import Placed, placed, vincentized
 from advisor.sim.plan import KIND_DEVICE, SimPlan
 
 DEVICE_OPS = (0, 1, 2)
@@ -971,53 +971,65 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
     return convolve(services, waits)
 
 
-def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
-                    waited: set[int] | None = None) -> tuple[Dist, Dist, Dist]:
-    """(all, read, write) request times of a database mix at `x` requests/s in open loop.
-    `waited`, if given, gets every limit whose wait went into them: the first pass's (its
-    mean wait spaces the second's I/Os) and the final ones (a RAID 0 member's waits at other
-    loads, in each state of the array's streams, `striping.placed`, are taken for its own
-    limits only).
-
-    On RAID 0 a sequential stream stays on one member for a chunk, and each array holds its
-    streams' phases for good: the request times are taken in each state of the array and each
-    quantile averaged over placements (`striping.vincentized`)."""
+def spaced_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
+                 waited: set[int] | None = None) -> tuple[list[LimitWait], float]:
+    """(each limit's wait, the mean wait that spaces a request's I/Os) at `x` requests/s: the
+    spacing of a request's I/Os includes their waits, so one more pass with them, unless they
+    hardly move it. `waited`, if given, gets the first pass's limits."""
     waits = limit_waits(plan, mix, x, rates)
     if waited is not None:
         waited.update(w.limit for w in waits)
-    # The spacing of a request's I/Os includes their waits: one more pass with them, unless
-    # they hardly move it.
     mean_wait = sum(w.p * w.theta_s for w in waits)
     spacing = min((c.service.mean / n for c in mix.classes
                    for n in [sum(io.rate for io in c.ios if io.op in DEVICE_OPS)] if n > 0),
                   default=0.0)
     if mean_wait <= SPACING_SHARE * spacing:
-        mean_wait = 0.0
-    else:
-        waits = limit_waits(plan, mix, x, rates, mean_wait)
-    if plan.raid == RAID0:  # a sequential stream stays on one member for a chunk
-        at: dict[float, list[LimitWait]] = {}
+        return waits, 0.0
+    return limit_waits(plan, mix, x, rates, mean_wait), mean_wait
 
-        def waits_at(k: float) -> list[LimitWait]:
-            key = round(k, 9)
-            if key not in at:
-                at[key] = limit_waits(plan, mix, x * k, rates, mean_wait)
-            return at[key]
 
-        states = placed(plan, mix, x, rates, waits, waits_at)
-        if states is not None:  # each placement's tail, averaged over placements
-            if waited is not None:
-                waited.update(w.limit for state in states.states for w in state)
-            each = [_latencies(mix, x, state) for state in states.states]
-            all_, read, write = (vincentized(states.shares, [d[i] for d in each])
-                                 for i in range(3))
-            return all_, read, write
+def array_states(plan: SimPlan, mix: Mix, x: float, rates: list[float],
+                 waits: list[LimitWait], mean_wait: float) -> Placed | None:
+    """On RAID 0, `waits` in each time state of the array's sequential streams and each
+    placement's share of time in them (`striping.placed`); None where no stream moves a limit."""
+    if plan.raid != RAID0:
+        return None
+    at: dict[float, list[LimitWait]] = {}
+
+    def waits_at(k: float) -> list[LimitWait]:
+        key = round(k, 9)
+        if key not in at:
+            at[key] = limit_waits(plan, mix, x * k, rates, mean_wait)
+        return at[key]
+
+    return placed(plan, mix, x, rates, waits, waits_at)
+
+
+def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
+                    waited: set[int] | None = None) -> tuple[Dist, Dist, Dist]:
+    """(all, read, write) request times of a database mix at `x` requests/s in open loop.
+    `waited`, if given, gets every limit whose wait went into them: the first pass's (its
+    mean wait spaces the second's I/Os, `spaced_waits`) and the final ones (a RAID 0 member's
+    waits at other loads, in each state of the array's streams, `array_states`, are taken for
+    its own limits only).
+
+    On RAID 0 a sequential stream stays on one member for a chunk, and each array holds its
+    streams' phases for good: the request times are taken in each state of the array and each
+    quantile averaged over placements (`striping.vincentized`)."""
+    waits, mean_wait = spaced_waits(plan, mix, x, rates, waited)
+    states = array_states(plan, mix, x, rates, waits, mean_wait)
+    if states is not None:  # each placement's tail, averaged over placements
+        if waited is not None:
+            waited.update(w.limit for state in states.states for w in state)
+        each = [latencies(mix, x, state) for state in states.states]
+        all_, read, write = (vincentized(states.shares, [d[i] for d in each]) for i in range(3))
+        return all_, read, write
     if waited is not None:
         waited.update(w.limit for w in waits)
-    return _latencies(mix, x, waits)
+    return latencies(mix, x, waits)
 
 
-def _latencies(mix: Mix, x: float, waits: list[LimitWait]) -> tuple[Dist, Dist, Dist]:
+def latencies(mix: Mix, x: float, waits: list[LimitWait]) -> tuple[Dist, Dist, Dist]:
     """(all, read, write) request times of `mix` at `x` requests/s with these limits' waits."""
     wait = io_wait(waits)
     by_kind: dict[int, list[tuple[float, Dist]]] = {0: [], 1: []}
