@@ -115,5 +115,8 @@ def test_every_state_a_latency_bound_sizing_takes_is_the_state_computed_afresh(
     shared = mysql_search.TIMES_SHARED.made
     run_size(size_request({"workload": "mysql", "data_gb": 500, "p99_ms": 5}), catalog)
     assert [(layout, st) for layout, st, fresh in seen if st != fresh] == []
-    # 49 of its 101 states on the built-in catalog when this was written.
-    assert mysql_search.TIMES_SHARED.made - shared >= 30
+    # A third of the states or more are shared, whichever candidates the search reaches: 99 of
+    # 177 on the built-in catalog on 2026-11-30 (21 of 45 with the ordered commit in the screen,
+    # measured that day and not adopted: a cheaper master after fewer DES rejections).
+    assert len(seen) >= 20
+    assert mysql_search.TIMES_SHARED.made - shared >= len(seen) / 3

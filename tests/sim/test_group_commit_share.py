@@ -2,6 +2,10 @@
 simulation of one log: one write + flush at a time, commits arriving meanwhile share the next;
 and a master's two logs against the event simulation's count of their writes."""
 
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,7 +14,8 @@ from advisor.catalog.model import Catalog
 from advisor.layout import resolve
 from advisor.sim.analytic import build_mix
 from advisor.sim.analytic.commit import COMMIT, flushes_per_commit, with_group_commit
-from advisor.sim.analytic.dist import Dist
+from advisor.sim.analytic.dist import Dist, convolve
+from advisor.sim.analytic.waits import group_commit
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.userfiles import load_catalog
 from workloads.mysql import MysqlParams, MysqlServer
@@ -134,3 +139,57 @@ def test_a_redo_group_reaches_the_binlog_whole(catalog: Catalog, tps: float,
     split = same_group & (binlog[1:] != binlog[:-1])
     assert not split.any(), f"{split.sum()} redo groups split at the binlog"
     assert np.unique(binlog).size <= np.unique(redo).size
+
+
+def _des_commit_times(plan: SimPlan, server: MysqlServer,
+                      monkeypatch: pytest.MonkeyPatch) -> np.ndarray:
+    """Each write transaction's commit time in one event simulation: from the end of the step
+    before its redo commit (it arrives at the redo log then) to its binlog write's end."""
+    out = []
+    for op, aux, done in _request_ios(plan, server, monkeypatch):
+        at = np.flatnonzero((op[1:-1] == COMMIT) & (aux[1:-1] == 0)
+                            & (op[2:] == COMMIT) & (aux[2:] == 1)) + 1
+        out.append(done[at + 1] - done[at - 1])
+    return np.concatenate(out)
+
+
+def _bench_ordered_commit() -> Callable[[Dist, Dist, float], Dist]:
+    """bench/ordered_commit.py's model of MySQL's ordered commit (not in the engine: below)."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "ordered_commit.py"
+    spec = importlib.util.spec_from_file_location("bench_ordered_commit", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model: Callable[[Dist, Dist, float], Dist] = module.ordered_commit
+    return model
+
+
+@pytest.mark.parametrize("tps", [2125.0, 4250.0])
+def test_a_commit_on_both_logs_is_the_ordered_commit_in_the_event_simulation(
+        catalog: Catalog, tps: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A master's commit time (redo flush, then its group's binlog sync) in the event
+    simulation, on a volume far from its limits, against two models: MySQL's ordered commit (a
+    group's binlog sync runs beside the next group's redo flush; bench/ordered_commit.py) is
+    within 5 % at the p99 (-4 % here: it leaves out a binlog sync that waited for the one
+    before it), and the engine's two group commits one after the other, each waiting in full
+    for a flush in progress, are 10-14 % high. The engine keeps the latter for now: with the
+    ordered commit the grid's RAID 0 masters behind a replica fall further short
+    (bench/ordered_commit.py's docstring, 2026-11-30); when it is adopted, the second
+    assertion goes."""
+    layout = resolve("m5.8xlarge:io1:600GiB:30000iops", catalog)
+    plan = compile_plan(layout, catalog)
+    server = build_servers(Deployment(master=layout, replica=None),
+                           MysqlParams(tps=tps, replicas=1), None)[0]
+    mix = build_mix(plan, server.request_classes(), server.background_specs())
+    redo, binlog = (io for c in mix.classes for io in c.ios if io.op == COMMIT)
+    assert (redo.log, binlog.log) == (0, 1)
+    rate = server.rate_tps  # the master runs the write transactions, one commit each
+    ordered = _bench_ordered_commit()(redo.service, binlog.service, rate)
+    engine = convolve(group_commit(redo.service, rate), group_commit(binlog.service, rate))
+    sim = _des_commit_times(plan, server, monkeypatch)
+    assert sim.size > 5_000
+    sim_p99 = float(np.quantile(sim, 0.99))
+    assert ordered.mean == pytest.approx(float(sim.mean()), rel=0.03)
+    assert ordered.quantile(0.99) == pytest.approx(sim_p99, rel=0.05)
+    assert engine.quantile(0.99) > sim_p99 * 1.05
