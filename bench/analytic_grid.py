@@ -474,7 +474,11 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "from a sampled open-loop path (instead of the clustered large deviations): 233 of "
               "258, whole deployments 169 of 177 (the masters without a replica at 60 % in, the "
               "masters behind one 10-19 % low); with the congested tail at min(X, 2Y) as well, "
-              "238 and 160 (the masters without a replica at 85 % +10 to +21 %).",
+              "238 and 160 (the masters without a replica at 85 % +10 to +21 %). With the "
+              "commits at their log's member on RAID 0 (one chain over the members, a commit's "
+              "wait the chain's at the same quantile of that member's wait) as well: 243 of "
+              "258, median |error| 1.4 %, max 22.7 %, whole deployments 167 of 177 (the RAID 0 "
+              "masters behind a replica at 85 % -9.8 to -12.3 %; bench/README.md).",
               "",
               "RAID 0 (advisor/sim/analytic/striping.py): a sequential stream (redo log, "
               "binlog, a replica's relay log) writes a whole chunk (512 KiB: 128 4-KiB log "
