@@ -1,32 +1,18 @@
 """The attack suite (bench/attack.py): how it judges an outcome, and a `--quick` run end to end."""
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.bench_modules import load_bench
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _load(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "bench"))
-    try:
-        spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(REPO / "bench"))
-
-
-attack = _load("attack")
+attack = load_bench("attack")
 inputs = sys.modules["attack_inputs"]
 cli_inputs = sys.modules["attack_cli_inputs"]
 api_inputs = sys.modules["attack_api_inputs"]

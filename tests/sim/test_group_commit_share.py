@@ -2,10 +2,6 @@
 simulation of one log: one write + flush at a time, commits arriving meanwhile share the next;
 and a master's two logs against the event simulation's count of their writes."""
 
-import importlib.util
-from collections.abc import Callable
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,10 +10,12 @@ from advisor.catalog.model import Catalog
 from advisor.layout import resolve
 from advisor.sim.analytic import build_mix
 from advisor.sim.analytic.commit import COMMIT, flushes_per_commit, with_group_commit
-from advisor.sim.analytic.dist import Dist, convolve
-from advisor.sim.analytic.waits import group_commit
+from advisor.sim.analytic.dist import ZERO, Dist
+from advisor.sim.analytic.mix import ClassParts
+from advisor.sim.analytic.waits import class_latency
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.userfiles import load_catalog
+from tests.bench_modules import load_bench
 from workloads.mysql import MysqlParams, MysqlServer
 from workloads.mysql_run import Deployment, build_servers
 
@@ -153,18 +151,6 @@ def _des_commit_times(plan: SimPlan, server: MysqlServer,
     return np.concatenate(out)
 
 
-def _bench_ordered_commit() -> Callable[[Dist, Dist, float], Dist]:
-    """bench/ordered_commit.py's model of MySQL's ordered commit (not in the engine: below)."""
-    path = Path(__file__).resolve().parents[2] / "bench" / "ordered_commit.py"
-    spec = importlib.util.spec_from_file_location("bench_ordered_commit", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    model: Callable[[Dist, Dist, float], Dist] = module.ordered_commit
-    return model
-
-
 @pytest.mark.parametrize("tps", [2125.0, 4250.0])
 def test_a_commit_on_both_logs_is_the_ordered_commit_in_the_event_simulation(
         catalog: Catalog, tps: float, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,8 +172,10 @@ def test_a_commit_on_both_logs_is_the_ordered_commit_in_the_event_simulation(
     redo, binlog = (io for c in mix.classes for io in c.ios if io.op == COMMIT)
     assert (redo.log, binlog.log) == (0, 1)
     rate = server.rate_tps  # the master runs the write transactions, one commit each
-    ordered = _bench_ordered_commit()(redo.service, binlog.service, rate)
-    engine = convolve(group_commit(redo.service, rate), group_commit(binlog.service, rate))
+    ordered = load_bench("ordered_commit").ordered_commit(redo.service, binlog.service, rate)
+    # The engine's: the write class's commits alone, no wait at any limit.
+    commits = ClassParts(probability=1.0, kind=1, ios=(redo, binlog), service=ZERO)
+    engine = class_latency(mix, commits, rate, ZERO, [])
     sim = _des_commit_times(plan, server, monkeypatch)
     assert sim.size > 5_000
     sim_p99 = float(np.quantile(sim, 0.99))
