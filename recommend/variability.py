@@ -6,7 +6,9 @@ in a slow episode, for the share of time the device model gives, 1 - (1 - share)
 the same rate in both, so the long-run latency distribution is the two states' distributions
 mixed by their shares of time, per request, and its p99 is read from that mixture. The usual
 state is the headroom check re-run without episodes (`des_steady`); the episode state is the
-forced-episode run (`des_episode`). Both are event simulations at the headroom load."""
+forced-episode run (`des_episode`). Both are event simulations at the headroom load. The search's
+screen makes the same mixture on the analytic engine (`mysql_search.long_run`) and refuses a
+candidate whose long-run p99 misses the SLO."""
 
 import math
 from collections.abc import Sequence
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from advisor.catalog.model import Catalog
+from advisor.sim.plan import episode_share
 from advisor.sim.stats import EDGES, LatencyStats
 from recommend.mysql_search import (
     BACKGROUND_LAG_LIMIT_S,
@@ -50,11 +53,6 @@ def mixture_quantile_s(parts: Sequence[tuple[float, LatencyStats]], q: float) ->
     frac = (rank - before) / inside if inside > 0 else 1.0
     value = float(lo * (hi / lo) ** min(max(frac, 0.0), 1.0))
     return min(value, max(st.max_s for _, st in used))
-
-
-def episode_share(share: float, volumes: int) -> float:
-    """Share of time at least one of `volumes` independent volumes is in a slow episode."""
-    return 1 - (1 - share) ** volumes
 
 
 def variability(servers: Sequence[Candidate], req: MysqlSizeRequest, catalog: Catalog,

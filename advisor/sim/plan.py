@@ -300,12 +300,34 @@ def with_member_slow(plan: SimPlan, loss: float, member: int = 0) -> SimPlan:
                           f"x {1 / (1 - loss):.3g} (speed loss {loss:.0%})"])
 
 
+def episode_share(share: float, volumes: int) -> float:
+    """Share of time at least one of `volumes` independent volumes is in a slow episode."""
+    return 1 - (1 - share) ** volumes
+
+
 def episode_strata(plan: SimPlan, count: int) -> list[tuple[float, int]]:
     """(speed loss, member) of each of `count` strata of a slow episode: the model draws an
     episode's loss uniformly from 0 to the profile's largest (1 - 1 / slow_factor), so stratum
     k sits at the midpoint of the k-th equal slice of that range, on member k mod members."""
     largest = 1 - 1 / plan.profile.slow_factor
     return [(largest * (k + 0.5) / count, k % plan.members) for k in range(count)]
+
+
+def episode_nodes(plan: SimPlan, count: int) -> list[tuple[float, float]]:
+    """(speed loss, weight) of `count` Gauss-Legendre nodes over the model's uniform speed loss
+    from 0 to the profile's largest (weights sum to 1): a mean over an episode's loss taken
+    from `count` states. For a p99 over weeks 4 nodes are as close to the continuum (32
+    strata) as 8 midpoints (`episode_strata`): within 0.4 % on six MySQL servers on gp2, gp3
+    and io1, single and in RAID 0 of 2-8 (2026-11-30), where 4 midpoints are 1.8 % off."""
+    largest = 1 - 1 / plan.profile.slow_factor
+    # Golub-Welsch: the nodes on [-1, 1] are the eigenvalues of the Jacobi matrix of the
+    # Legendre polynomials, each weight 2 x its eigenvector's first component squared (what
+    # numpy.polynomial.legendre.leggauss gives, without importing numpy.polynomial: 75 ms).
+    k = np.arange(1, count)
+    beta = k / np.sqrt(4.0 * k * k - 1.0)
+    x, vectors = np.linalg.eigh(np.diag(beta, 1) + np.diag(beta, -1))
+    w = 2.0 * vectors[0] ** 2
+    return [(largest * (float(xi) + 1) / 2, float(wi) / 2) for xi, wi in zip(x, w, strict=True)]
 
 
 def at_baseline(plan: SimPlan, buckets: list[int] | None = None, *, why: str) -> SimPlan:

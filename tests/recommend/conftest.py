@@ -33,8 +33,9 @@ OPTIMISM = 0.6
 
 @pytest.fixture
 def optimistic_screen(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The screen's p99 x OPTIMISM, so that the event simulation does the rejecting: what the
-    search's sharing of event-simulation runs between alike candidates is for."""
+    """The screen's p99 (usual and over weeks) x OPTIMISM, so that the event simulation does
+    the rejecting: what the search's sharing of event-simulation runs between alike candidates
+    is for."""
     from dataclasses import replace
 
     from advisor.sim.analytic.engine import SteadyState
@@ -48,4 +49,12 @@ def optimistic_screen(monkeypatch: pytest.MonkeyPatch) -> None:
         st = real(plan, server, req)
         return replace(st, p99_s=st.p99_s * OPTIMISM)
 
+    real_long_run = ms.long_run
+
+    def long_run(plan: SimPlan, server: MysqlServer,
+                 req: MysqlSizeRequest) -> "ms.LongRun | None":
+        weeks = real_long_run(plan, server, req)
+        return None if weeks is None else replace(weeks, p99_s=weeks.p99_s * OPTIMISM)
+
     monkeypatch.setattr(ms, "evaluate", evaluate)
+    monkeypatch.setattr(ms, "long_run", long_run)

@@ -181,6 +181,10 @@ def test_the_answer_re_simulated_for_120_s_meets_5_ms(extra: tuple[str, ...]) ->
     assert code == 0
     assert sized is not None
     rec = sized["recommendation"]
+    # ... and over weeks, with its volumes' slow episodes: the screen judges that p99 too, so
+    # a gp2 array that meets 5 ms but for its episodes (6.10 ms over weeks, the answer until
+    # 2026-11-30) is not the answer
+    assert rec["variability"]["meets_slo_long_run"], rec["variability"]["text"]
     replica = rec["replicas"][0]
     for tps in ("627", f"{627 * 1.3:g}"):
         for seed in ("1", "2", "3"):

@@ -18,6 +18,7 @@ from advisor.sim.analytic.engine import (
     analytic_level,
     combine_dists,
     mix_level,
+    phase_dists,
     phase_latency,
     read_fraction_over,
     saturation_iops,
@@ -28,6 +29,7 @@ from advisor.sim.analytic.engine import (
 from advisor.sim.analytic.mix import IoSpec, Mix, RequestClass, build_mix, pattern_mix
 
 __all__ = ["IoSpec", "Mix", "PhaseLatency", "RequestClass", "SteadyState", "analytic_level",
-           "build_mix", "combine_dists", "mix_level", "pattern_mix", "phase_latency",
+           "build_mix", "combine_dists", "mix_level", "pattern_mix", "phase_dists",
+           "phase_latency",
            "read_fraction_over", "saturation_iops", "steady_phase", "steady_state",
            "steady_state_with"]

@@ -11,7 +11,7 @@ from advisor.sim.analytic.dist import Dist, empty_summary, mixture, summary_ms
 from advisor.sim.analytic.mix import MIB, Mix, pattern_mix
 from advisor.sim.analytic.mva import binding_capacity, saturation
 from advisor.sim.analytic.phases import Phase, latency_dist, run_phases
-from advisor.sim.analytic.waits import request_latency
+from advisor.sim.analytic.waits import request_latencies, request_latency
 from advisor.sim.bottleneck import (
     BINDING_UTILISATION,
     Binding,
@@ -300,17 +300,37 @@ def phase_latency(plan: SimPlan, mix: Mix, last: Phase, rate: float) -> PhaseLat
     limit's wait as `_latencies` does below saturation, with the limits that waited; or, past
     saturation, on a device's write-back split, a serial device or with no request classes, from
     the phase's own wait."""
-    n = last.x * (last.end_s - last.start_s)
-    composed = not (last.split is not None or last.backlog_slope > 0 or not mix.classes
-                    or not rate or n <= 0 or plan.dev_serial[0])
     waited: set[int] = set()
-    if composed:  # `_latencies`'s sum for this one phase, the limits that waited recorded
-        dist = mixture([(n, request_latency(plan, mix, last.x, list(last.rates), waited)[0])])
-    else:
-        dist = _latencies(plan, mix, [last], open_rate=rate)[0]
+    dist, composed = _phase_dist(plan, mix, last, rate, waited)
     return PhaseLatency(p99_s=dist.quantile(0.99), p50_s=dist.quantile(0.5), mean_s=dist.mean,
                         x=last.x, rates=last.rates,
                         waited=frozenset(waited) if composed else None)
+
+
+def phase_dists(plan: SimPlan, mix: Mix, others: list[Mix], last: Phase,
+                rate: float) -> list[Dist]:
+    """The request times of each of `others` in `last` (`steady_phase` of `mix`) at `rate`
+    requests/s: `mix` with other service times, the same I/Os and charges (a member slowed:
+    `plan.with_member_slow`), waiting at the limits as `mix` does (`waits.request_latencies`);
+    past saturation, on a serial device or a write-back split, from the phase's own wait, as
+    `phase_latency` takes them."""
+    if _composed(plan, mix, last, rate):
+        return request_latencies(plan, mix, others, last.x, list(last.rates))
+    return [_latencies(plan, other, [last], open_rate=rate)[0] for other in others]
+
+
+def _composed(plan: SimPlan, mix: Mix, last: Phase, rate: float) -> bool:
+    n = last.x * (last.end_s - last.start_s)
+    return not (last.split is not None or last.backlog_slope > 0 or not mix.classes
+                or not rate or n <= 0 or plan.dev_serial[0])
+
+
+def _phase_dist(plan: SimPlan, mix: Mix, last: Phase, rate: float,
+                waited: set[int]) -> tuple[Dist, bool]:
+    if _composed(plan, mix, last, rate):  # `_latencies`'s sum for this phase, waits recorded
+        n = last.x * (last.end_s - last.start_s)
+        return mixture([(n, request_latency(plan, mix, last.x, list(last.rates), waited)[0])]), True
+    return _latencies(plan, mix, [last], open_rate=rate)[0], False
 
 
 def steady_state_with(plan: SimPlan, last: Phase, rate: float, lat: PhaseLatency) -> SteadyState:

@@ -146,9 +146,10 @@ def io_part(plan: SimPlan, io: IoSpec, sums: dict[int, Dist] | None = None) -> I
 
 @dataclass(frozen=True, slots=True)
 class DeviceKey:
-    """What a logical I/O's service time depends on: the device model (the first member's; the
-    members are alike) and the RAID geometry. Plans alike in it (any instance, any limits)
-    share service-time distributions and their sums (`_services`)."""
+    """What a logical I/O's service time depends on: the device model (the first member's) and
+    the RAID geometry; where the members differ (one of them slowed, `plan.with_member_slow`:
+    a volume in a slow episode), every member's model as well. Plans alike in it (any
+    instance, any limits) share service-time distributions and their sums (`_services`)."""
 
     raid: int
     members: int
@@ -161,6 +162,9 @@ class DeviceKey:
     xfer_bps: float
     flush_s: float
     serial: bool
+    # Each member's (mu, sigma, ptail, tail_lo, tail_hi per op, then xfer_bps) where they are
+    # not all alike; empty where they are (every plan the catalog compiles).
+    rows: tuple[tuple[float, ...], ...] = ()
 
 
 def device_key(plan: SimPlan) -> DeviceKey:
@@ -180,7 +184,15 @@ def _device_key(plan: SimPlan) -> DeviceKey:
                      sigma=_first_row(plan.dev_sigma), ptail=_first_row(plan.dev_ptail),
                      tail_lo=_first_row(plan.dev_tail_lo), tail_hi=_first_row(plan.dev_tail_hi),
                      xfer_bps=float(plan.dev_xfer_bps[0]), flush_s=float(plan.dev_flush_s[0]),
-                     serial=bool(plan.dev_serial[0]))
+                     serial=bool(plan.dev_serial[0]), rows=_member_rows(plan))
+
+
+def _member_rows(plan: SimPlan) -> tuple[tuple[float, ...], ...]:
+    """Each member's device model where the members differ; () where they are alike."""
+    arrays = (plan.dev_mu, plan.dev_sigma, plan.dev_ptail, plan.dev_tail_lo, plan.dev_tail_hi)
+    rows = tuple((*(x for a in arrays for x in a[k].tolist()), float(plan.dev_xfer_bps[k]))
+                 for k in range(int(plan.members)))
+    return () if all(r == rows[0] for r in rows) else rows
 
 
 def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> Dist:
@@ -191,14 +203,21 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
 @tracked
 @lru_cache(maxsize=4096)
 def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
-    u = grid()
-    mu, sigma = dev.mu[op], dev.sigma[op]
-    pt, lo, hi = dev.ptail[op], dev.tail_lo[op], dev.tail_hi[op]
-    body = np.exp(mu + sigma * normal_mid())  # the log-normal's own tail too, to 1 - 1e-6
-    tail = np.exp(lo + u * (hi - lo))
-    extra = size / dev.xfer_bps + (dev.flush_s if flush else 0.0)
-    values = np.concatenate([body, tail]) + extra
-    weights = np.concatenate([(1 - pt) * KEEP_MASS, np.full(GRID, pt / GRID)])
+    """On members that differ, an I/O on a member drawn at random, each equally likely (a
+    random I/O's chunk on RAID 0; a sequential stream's too, over the time it walks the
+    members); on `fan` members, `fan` such draws, independent."""
+    flush_s = dev.flush_s if flush else 0.0
+    if not dev.rows:
+        values, weights = _member_service(dev.mu[op], dev.sigma[op], dev.ptail[op],
+                                          dev.tail_lo[op], dev.tail_hi[op],
+                                          size / dev.xfer_bps + flush_s)
+    else:
+        parts = []
+        for row in dev.rows:  # (mu, sigma, ptail, tail_lo, tail_hi) x (read, write), xfer_bps
+            mu, sigma, pt, lo, hi = row[op:10:2]
+            parts.append(_member_service(mu, sigma, pt, lo, hi, size / row[10] + flush_s))
+        values = np.concatenate([v for v, _ in parts])
+        weights = np.concatenate([w for _, w in parts]) / len(parts)
     order = np.argsort(values, kind="stable")
     values, weights = values[order], weights[order]
     if fan > 1:  # max of `fan` iid: CDF^fan
@@ -207,6 +226,16 @@ def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -
         prev = np.concatenate(([0.0], cdf[:-1]))
         weights = cdf**fan - prev**fan
     return _frozen(Dist(values, weights))
+
+
+def _member_service(mu: float, sigma: float, pt: float, lo: float, hi: float,
+                    extra: float) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """One member's service-time points (unsorted) and their weights: the log-normal body (its
+    own tail too, to 1 - 1e-6), the rare uniform-in-log tail, plus `extra` (transfer, flush)."""
+    body = np.exp(mu + sigma * normal_mid())
+    tail = np.exp(lo + grid() * (hi - lo))
+    return (np.concatenate([body, tail]) + extra,
+            np.concatenate([(1 - pt) * KEEP_MASS, np.full(GRID, pt / GRID)]))
 
 
 def _frozen(d: Dist) -> Dist:

@@ -948,6 +948,13 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
     """One class's request time at `x` requests/s: its I/Os' services (a commit's flush joins
     its log's group commit) plus its summed waits at each of `limits` (`limit_wait_sum`; `wait`:
     one I/O's wait over all of them, which spaces the I/Os)."""
+    services = class_services(mix, cls, x)
+    waits = class_waits(cls, wait, limits)
+    return services if waits is None else convolve(services, waits)
+
+
+def class_services(mix: Mix, cls: ClassParts, x: float) -> Dist:
+    """One class's I/Os' and CPU steps' service times summed (`class_latency` without waits)."""
     services = ZERO
     rates = commit_rates(mix, x)  # a log's commits, every class's, share its flushes
     commits: dict[int, Dist] = {}  # by log
@@ -962,13 +969,18 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
             services = convolve(services, repeat_pmf(commits[io.log], io.pmf))
         else:
             services = convolve(services, repeat(io.service, io.rate))
+    return services
+
+
+def class_waits(cls: ClassParts, wait: Dist, limits: list[LimitWait]) -> Dist | None:
+    """One class's summed waits at each of `limits` (`class_latency`); None where none waits."""
     chained = [w for w in limits if w.p >= MIN_WAIT_P]
     if not chained or sum(io.rate for io in cls.ios if io.op in DEVICE_OPS) <= 0:
-        return services
+        return None
     waits = ZERO
     for lw in chained:
         waits = convolve(waits, limit_wait_sum(cls, lw, wait))
-    return convolve(services, waits)
+    return waits
 
 
 def spaced_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
@@ -1027,6 +1039,40 @@ def request_latency(plan: SimPlan, mix: Mix, x: float, rates: list[float],
     if waited is not None:
         waited.update(w.limit for w in waits)
     return latencies(mix, x, waits)
+
+
+def request_latencies(plan: SimPlan, mix: Mix, others: list[Mix], x: float,
+                      rates: list[float]) -> list[Dist]:
+    """The request times of each mix in `others` with `mix`'s waits at the limits
+    (`request_latency`'s, placements and all): each of `others` is `mix` with other service
+    times (a plan with a member slowed, `plan.with_member_slow`: its I/Os, charges and rates are
+    `mix`'s). A limit paces its I/Os whatever the device then takes, so the waits are the same
+    but for two second-order effects left out: slower I/Os space a request's later I/Os more
+    (fewer of its waits chain), and a slower log sync gathers more commits into each group
+    write (fewer log writes). Both make the waits `mix`'s an upper bound."""
+    waits, mean_wait = spaced_waits(plan, mix, x, rates)
+    states = array_states(plan, mix, x, rates, waits, mean_wait)
+    if states is None:
+        return _latencies_alike(mix, others, x, waits)
+    each = [_latencies_alike(mix, others, x, state) for state in states.states]
+    return [vincentized(states.shares, [d[i] for d in each]) for i in range(len(others))]
+
+
+def _latencies_alike(mix: Mix, others: list[Mix], x: float,
+                     waits: list[LimitWait]) -> list[Dist]:
+    """`latencies(other, x, waits)[0]` for each of `others` (`request_latencies`), each class's
+    summed waits taken once, from `mix`'s class (whose service times space its I/Os)."""
+    wait = io_wait(waits)
+    summed = [class_waits(cls, wait, waits) for cls in mix.classes]
+    out = []
+    for other in others:
+        parts = []
+        for cls, w in zip(other.classes, summed, strict=True):
+            d = class_services(other, cls, x)
+            parts.append((cls.probability,
+                          (d if w is None else convolve(d, w)).shifted(other.extra_latency_s)))
+        out.append(mixture(parts))
+    return out
 
 
 def latencies(mix: Mix, x: float, waits: list[LimitWait]) -> tuple[Dist, Dist, Dist]:
