@@ -336,6 +336,9 @@ class SearchStats:
     # ... of those rejected, how many on replications run for another candidate (the same
     # storage and server on another instance type whose limits held nothing back): unscreened
     des_shared: int | None = field(default=None, metadata=OMIT_NONE)
+    # ... and answers' servers refused for their p99 over weeks in the event simulation (with
+    # the volumes' slow episodes), the next deployment taken (absent when none)
+    long_run_rejected: int | None = field(default=None, metadata=OMIT_NONE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -323,6 +323,9 @@ def print_size(r: SizeResult, *, explain: bool = False) -> None:
             if s.confirmations:
                 rejected += (f", and re-checked {s.confirmations:,} later pass(es) on fresh seeds "
                              f"({s.confirmation_failures or 0:,} failed there)")
+        if s.long_run_rejected:
+            rejected += (f"; {s.long_run_rejected:,} server(s) of a cheaper answer missed the "
+                         "SLO over weeks there (slow episodes)")
         console.print(f"[bold]Search:[/bold] {s.considered:,} candidates considered, "
                       f"{s.pruned:,} pruned by hard limits, {s.screened:,} screened "
                       f"(analytic), {s.verified:,} verified (event simulation{bound}){took}"
