@@ -163,3 +163,27 @@ def test_an_answer_the_event_simulation_refuses_over_weeks_gives_way_to_the_next
     assert why.reason.startswith(f"master p99 over weeks {MAIN_JOB.p99_ms + 1:,.2f} ms > 10 ms "
                                  "at headroom load 815 tps in the event simulation")
     assert all(a.master != refused for a in res.alternatives)
+
+
+def test_the_usual_state_composed_beside_the_episode_nodes_is_the_screens(
+        catalog: Catalog) -> None:
+    """`phase_dists` with the usual mix among the others gives, for it, the very distribution
+    the screen's steady state reads its p99 from (`phase_latency`): the waits taken once and
+    each class's summed waits reused change nothing, on a single volume and on RAID 0 (where
+    the request times are averaged over the streams' placements)."""
+    from advisor.sim.analytic import phase_dists, phase_latency, steady_phase
+
+    for spec in ("m6g.large:gp3:120GiB", "m6g.large:raid0:2xgp3:60GiB"):
+        c = _candidate(catalog, spec)
+        plan = c.plan(catalog)
+        server = ms.server_for(MAIN_JOB, c.layout, "master", 1, MAIN_JOB.target_tps, None)
+        judged, mix = ms._judged_mix(steady(plan), server, MAIN_JOB)
+        rate = server.rate_tps
+        last = steady_phase(judged, mix, rate=rate, duration_s=MAIN_JOB.peak_hours * 3600)
+        lat = phase_latency(judged, mix, last, rate)
+        usual, same = phase_dists(judged, mix, [mix, mix], last, rate)
+        assert usual.quantile(0.99) == pytest.approx(lat.p99_s, rel=1e-12)
+        assert usual.quantile(0.5) == pytest.approx(lat.p50_s, rel=1e-12)
+        assert usual.mean == pytest.approx(lat.mean_s, rel=1e-12)
+        assert (same.values == usual.values).all()
+        assert ms.evaluate(plan, server, MAIN_JOB).p99_s == pytest.approx(lat.p99_s, rel=1e-12)
