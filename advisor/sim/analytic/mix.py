@@ -205,7 +205,9 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
 def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
     """On members that differ, an I/O on a member drawn at random, each equally likely (a
     random I/O's chunk on RAID 0; a sequential stream's too, over the time it walks the
-    members); on `fan` members, `fan` such draws, independent."""
+    members); on `fan` members, `fan` such draws, independent. (A mirrored write's members are
+    a pair, not two draws: with one member of a RAID 1 slowed every write meets it, where the
+    draws give 3 / 4; on a RAID 10 of 4, 1 / 2 against 7 / 16.)"""
     flush_s = dev.flush_s if flush else 0.0
     if not dev.rows:
         values, weights = _member_service(dev.mu[op], dev.sigma[op], dev.ptail[op],
