@@ -187,3 +187,47 @@ def test_the_usual_state_composed_beside_the_episode_nodes_is_the_screens(
         assert usual.mean == pytest.approx(lat.mean_s, rel=1e-12)
         assert (same.values == usual.values).all()
         assert ms.evaluate(plan, server, MAIN_JOB).p99_s == pytest.approx(lat.p99_s, rel=1e-12)
+
+
+@pytest.mark.parametrize(("spec", "op", "fan", "size"), [
+    ("m6g.2xlarge:raid1:2xgp3:120GiB", 1, 2, 16384),  # a mirrored write: both members
+    ("m6g.2xlarge:raid10:4xgp3:60GiB", 1, 2, 16384),  # one pair of two
+    ("m6g.2xlarge:raid10:4xgp3:60GiB", 1, 4, 262144),  # two chunks: both pairs
+    ("m6g.2xlarge:raid0:4xgp3:30GiB", 0, 2, 262144),  # two chunks: two members in a row
+])
+def test_an_i_o_on_several_members_one_slowed_meets_them_as_the_kernel_maps_it(
+        catalog: Catalog, spec: str, op: int, fan: int, size: int) -> None:
+    """With member 1 slowed (speed loss 60 %), an I/O on `fan` members completes with the
+    slowest of those the kernel maps it to (`_submit_py`): its first chunk on any data slot
+    alike, its pieces on the slots after it, a mirrored write on the whole pair or array.
+    Against a Monte Carlo of that mapping from the same device model (400,000 draws)."""
+    import numpy as np
+
+    from advisor.sim.analytic.mix import _service_dist
+    from advisor.sim.plan import compile_plan
+
+    plan = with_member_slow(compile_plan(resolve(spec, catalog), catalog), 0.6, member=1)
+    m, n = plan.members, 400_000
+    rng = np.random.default_rng(3)
+
+    def draws(k: int) -> np.ndarray:
+        body = np.exp(plan.dev_mu[k, op] + plan.dev_sigma[k, op] * rng.standard_normal(n))
+        lo, hi = plan.dev_tail_lo[k, op], plan.dev_tail_hi[k, op]
+        tail = np.exp(lo + rng.random(n) * (hi - lo))
+        return (np.where(rng.random(n) < plan.dev_ptail[k, op], tail, body)
+                + size / plan.dev_xfer_bps[k])
+
+    each = [draws(k) for k in range(m)]
+    if ":raid1:" in spec:
+        took = np.max(each, axis=0)
+    elif ":raid10:" in spec:
+        first = rng.integers(0, m // 2, n)
+        took = np.max([np.choose(2 * ((first + j) % (m // 2)) + k, each)
+                       for j in range(fan // 2) for k in (0, 1)], axis=0)
+    else:
+        first = rng.integers(0, m, n)
+        took = np.max([np.choose((first + j) % m, each) for j in range(fan)], axis=0)
+    d = _service_dist(device_key(plan), op, float(size), fan, False)
+    assert d.mean == pytest.approx(float(took.mean()), rel=0.01)
+    for q in (0.5, 0.9, 0.99):
+        assert d.quantile(q) == pytest.approx(float(np.quantile(took, q)), rel=0.01), q

@@ -205,10 +205,10 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
 def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
     """On members that differ, an I/O on a member drawn at random, each equally likely (a
     random I/O's chunk on RAID 0; a sequential stream's too, over the time it walks the
-    members); on `fan` members, `fan` such draws, independent. (A mirrored write's members are
-    a pair, not two draws: with one member of a RAID 1 slowed every write meets it, where the
-    draws give 3 / 4; on a RAID 10 of 4, 1 / 2 against 7 / 16.)"""
+    members); on `fan` members, the members it meets (`_members_max`)."""
     flush_s = dev.flush_s if flush else 0.0
+    if dev.rows and fan > 1:
+        return _frozen(_members_max(dev, op, size, fan, flush_s))
     if not dev.rows:
         values, weights = _member_service(dev.mu[op], dev.sigma[op], dev.ptail[op],
                                           dev.tail_lo[op], dev.tail_hi[op],
@@ -228,6 +228,45 @@ def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -
         prev = np.concatenate(([0.0], cdf[:-1]))
         weights = cdf**fan - prev**fan
     return _frozen(Dist(values, weights))
+
+
+def _members_max(dev: DeviceKey, op: int, size: float, fan: int, flush_s: float) -> Dist:
+    """The service time of an I/O on `fan` members that differ: it completes with the slowest
+    of those it meets, as the kernel maps it (`advisor.sim.kernel._submit_py`). Its first chunk
+    falls on any data slot alike, and its pieces on the slots after it (mod the data members):
+    on RAID 0 `fan` pieces, each a member; a RAID 1 write every member; a RAID 10 write `fan` / 2
+    pieces, each on both members of its pair (2q, 2q + 1), and a read of `fan` pieces one member
+    of each pair (the less busy at its pacing, which a member's service time does not move: either
+    alike). The distribution is the mean over first slots of the product of the members' CDFs
+    (each on the union of their points); any other layout takes `fan` independent draws."""
+    cdfs = []
+    points = []
+    for row in dev.rows:  # (mu, sigma, ptail, tail_lo, tail_hi) x (read, write), xfer_bps
+        mu, sigma, pt, lo, hi = row[op:10:2]
+        v, w = _member_service(mu, sigma, pt, lo, hi, size / row[10] + flush_s)
+        order = np.argsort(v, kind="stable")
+        points.append((v[order], np.cumsum(w[order]) / w.sum()))
+    values = np.unique(np.concatenate([v for v, _ in points]))
+    for v, cw in points:  # each member's CDF at every point
+        at = np.searchsorted(v, values, side="right")
+        cdfs.append(np.where(at > 0, cw[np.maximum(at - 1, 0)], 0.0))
+    m = len(cdfs)
+    raid = RAID_NAMES[dev.raid]
+    pairs = m // 2
+    if raid == "raid0":
+        ways = [[cdfs[(s + j) % m] for j in range(fan)] for s in range(m)]
+    elif raid == "raid1" and op == 1 and fan == m:
+        ways = [cdfs]
+    elif raid == "raid10" and op == 1 and fan % 2 == 0:
+        ways = [[cdfs[2 * ((s + j) % pairs) + k] for j in range(fan // 2) for k in (0, 1)]
+                for s in range(pairs)]
+    elif raid == "raid10" and op == 0:
+        ways = [[(cdfs[2 * q] + cdfs[2 * q + 1]) / 2
+                 for q in ((s + j) % pairs for j in range(fan))] for s in range(pairs)]
+    else:
+        ways = [[np.mean(cdfs, axis=0)] * fan]
+    cdf = np.mean([np.prod(way, axis=0) for way in ways], axis=0)
+    return Dist(values, np.diff(np.concatenate(([0.0], cdf))))
 
 
 def _member_service(mu: float, sigma: float, pt: float, lo: float, hi: float,
