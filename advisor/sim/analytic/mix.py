@@ -203,23 +203,12 @@ def service_dist(plan: SimPlan, op: int, size: float, fan: int, flush: bool) -> 
 @tracked
 @lru_cache(maxsize=4096)
 def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -> Dist:
-    """On members that differ, an I/O on a member drawn at random, each equally likely (a
-    random I/O's chunk on RAID 0; a sequential stream's too, over the time it walks the
-    members); on `fan` members, the members it meets (`_members_max`)."""
+    """On members that differ, on those the I/O meets (`_members_max`)."""
     flush_s = dev.flush_s if flush else 0.0
-    if dev.rows and fan > 1:
+    if dev.rows:
         return _frozen(_members_max(dev, op, size, fan, flush_s))
-    if not dev.rows:
-        values, weights = _member_service(dev.mu[op], dev.sigma[op], dev.ptail[op],
-                                          dev.tail_lo[op], dev.tail_hi[op],
-                                          size / dev.xfer_bps + flush_s)
-    else:
-        parts = []
-        for row in dev.rows:  # (mu, sigma, ptail, tail_lo, tail_hi) x (read, write), xfer_bps
-            mu, sigma, pt, lo, hi = row[op:10:2]
-            parts.append(_member_service(mu, sigma, pt, lo, hi, size / row[10] + flush_s))
-        values = np.concatenate([v for v, _ in parts])
-        weights = np.concatenate([w for _, w in parts]) / len(parts)
+    values, weights = _member_service(dev.mu[op], dev.sigma[op], dev.ptail[op], dev.tail_lo[op],
+                                      dev.tail_hi[op], size / dev.xfer_bps + flush_s)
     order = np.argsort(values, kind="stable")
     values, weights = values[order], weights[order]
     if fan > 1:  # max of `fan` iid: CDF^fan
@@ -231,14 +220,16 @@ def _service_dist(dev: DeviceKey, op: int, size: float, fan: int, flush: bool) -
 
 
 def _members_max(dev: DeviceKey, op: int, size: float, fan: int, flush_s: float) -> Dist:
-    """The service time of an I/O on `fan` members that differ: it completes with the slowest
-    of those it meets, as the kernel maps it (`advisor.sim.kernel._submit_py`). Its first chunk
-    falls on any data slot alike, and its pieces on the slots after it (mod the data members):
-    on RAID 0 `fan` pieces, each a member; a RAID 1 write every member; a RAID 10 write `fan` / 2
-    pieces, each on both members of its pair (2q, 2q + 1), and a read of `fan` pieces one member
-    of each pair (the less busy at its pacing, which a member's service time does not move: either
-    alike). The distribution is the mean over first slots of the product of the members' CDFs
-    (each on the union of their points); any other layout takes `fan` independent draws."""
+    """The service time of an I/O on `fan` members (one or more) of an array whose members
+    differ: it completes with the slowest of those it meets, as the kernel maps it
+    (`advisor.sim.kernel._submit_py`). Its first chunk falls on any data slot alike (a random
+    I/O's; a sequential stream's too, over the time it walks the members), and its pieces on the
+    slots after it (mod the data members): on RAID 0 `fan` pieces, each a member; a RAID 1 write
+    every member; a RAID 10 write `fan` / 2 pieces, each on both members of its pair (2q,
+    2q + 1), and a read of `fan` pieces one member of each pair (the less busy at its pacing,
+    which a member's service time does not move: either alike). The distribution is the mean
+    over first slots of the product of the members' CDFs (each on the union of their points);
+    a RAID 1 read takes any member alike."""
     cdfs = []
     points = []
     for row in dev.rows:  # (mu, sigma, ptail, tail_lo, tail_hi) x (read, write), xfer_bps
