@@ -505,7 +505,21 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "`--p99-ms 4.5` $685.86 -> $759.45 (14 rejections: r6g.large io2 fails its "
               "confirmation at 4.36 ms, 95 % interval to 4.51); `--tps 5000` $1,785.22 -> "
               "$1,731.62 (its master's p99 over weeks 9.59 ms in the event simulation). The "
-              "patch is not kept; the shortfall at a RAID 0 member carrying a log comes first.",
+              "patch is not kept; the shortfall at a RAID 0 member carrying a log comes first. "
+              "Not that shortfall (measured with the two): the flush in progress that a commit "
+              "finds holding its log for its own wait at the limits too (its log member's on "
+              "RAID 0), so the log is busy longer and the commit waits for the rest of that "
+              "wait and service: 239 of 258 (the RAID 0 masters behind a replica -12.5 -> "
+              "-12.1 % at c5.large 35 GiB 85 %, barely moved; RAID 0 2xgp3 35 GiB without a "
+              "replica at 85 % +9.8 -> +16.2 %, instance-store masters at 85 % +13 to +15 %). "
+              "In the event simulation the masters' p99 there follows the chunk (c5.large 2xgp3 "
+              "35 GiB behind a replica at 1,013 tps, seeds 1-3: 10.22 / 12.88 / 19.13 ms at 16 "
+              "KiB / 512 KiB / 64 MiB, the model 10.76 / 10.82 / 13.69), where the model's "
+              "quasi-static states put the member with both logs and the doublewrite at 0.785 "
+              "of its IOPS and the other at 0.592, a moderate load for a 19 ms p99: what "
+              "lengthens the tail at a member holding the logs is not established (the "
+              "members' measured utilisation in the event simulation is the next thing to "
+              "read).",
               "",
               "RAID 0 (advisor/sim/analytic/striping.py): a sequential stream (redo log, "
               "binlog, a replica's relay log) writes a whole chunk (512 KiB: 128 4-KiB log "
