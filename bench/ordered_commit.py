@@ -217,69 +217,15 @@ sys.path.insert(0, str(ROOT))
 from advisor.layout import resolve  # noqa: E402
 from advisor.sim.analytic.commit import COMMIT, log_busy  # noqa: E402
 from advisor.sim.analytic.dist import (  # noqa: E402
-    KEEP_EDGES,
-    Dist,
-    bin_sorted,
     convolve,
-    mixture,
 )
 from advisor.sim.analytic.mix import IoSpec, io_part  # noqa: E402
-from advisor.sim.analytic.waits import MIN_WAIT_P, equilibrium, group_commit  # noqa: E402
+from advisor.sim.analytic.waits import group_commit, ordered_commit  # noqa: E402
 from advisor.sim.plan import compile_plan  # noqa: E402
 from advisor.userfiles import load_catalog  # noqa: E402
 
 LAYOUTS = ("r5.xlarge:gp3:70GiB", "r5.xlarge:io1:650GiB:10000iops")
 RATES = (50.0, 200.0, 400.0, 800.0)  # commits/s on each log
-
-
-def _cdf(d: Dist, at: NDArray[np.float64]) -> NDArray[np.float64]:
-    cum = np.concatenate(([0.0], np.cumsum(d.weights))) / float(d.weights.sum())
-    out: NDArray[np.float64] = cum[np.searchsorted(d.values, at, side="right")]
-    return out
-
-
-def _from_cdf(at: NDArray[np.float64], cdf: NDArray[np.float64]) -> Dist:
-    """The distribution with P(D <= v) = cdf at the sorted points `at` (each step's mass at its
-    upper point), on KEEP_EDGES' bins."""
-    mass = np.diff(np.concatenate(([0.0], np.maximum.accumulate(cdf))))
-    values, weights = bin_sorted(at, mass, KEEP_EDGES)
-    return Dist(values, weights)
-
-
-def _behind(d: Dist, rate: float, at: NDArray[np.float64]) -> NDArray[np.float64]:
-    """P(D - I <= v) = E[min(1, exp(-rate (D - v)))] for each of the sorted points `at`, I
-    exponential at `rate` (> 0): the draws at or below v count whole, each one above it e^(-rate
-    (b - v)), summed from the first above v as e^(-rate (b_k - v)) S_k with S_k = w_k +
-    e^(-rate (b_{k+1} - b_k)) S_{k+1} (every exponent <= 0; 0.1 ms where the matrix of every
-    draw against every point took 8)."""
-    order = np.argsort(d.values, kind="stable")
-    b = d.values[order]
-    w = d.weights[order] / float(d.weights.sum())
-    decay = np.exp(-rate * np.diff(b))
-    suffix = np.zeros(b.size + 1)
-    for k in range(b.size - 1, -1, -1):
-        suffix[k] = w[k] + (decay[k] * suffix[k + 1] if k + 1 < b.size else 0.0)
-    first = np.searchsorted(b, at, side="right")  # the first draw above each v
-    below = np.concatenate(([0.0], np.cumsum(w)))[first]
-    above = np.exp(-rate * (b[np.minimum(first, b.size - 1)] - at)) * suffix[first]
-    out: NDArray[np.float64] = np.minimum(1.0, below + np.where(first < b.size, above, 0.0))
-    return out
-
-
-def ordered_commit(redo: Dist, binlog: Dist, rate: float) -> Dist:
-    """A commit's time on the redo log and then the binlog, `rate` commits/s, the binlog taking
-    each redo group whole (the module's docstring)."""
-    _, pi = log_busy(redo, rate) if rate > 0 else (0.0, 0.0)
-    top = max(float(redo.values[-1]), float(binlog.values[-1]))
-    low = max(min(float(redo.values[0]), float(binlog.values[0])), top * 1e-6, 1e-9)
-    at = np.unique(np.concatenate((redo.values, binlog.values, np.geomspace(low, top, 400))))
-    at = at[at > 0]
-    f_r = _cdf(redo, at)
-    pair = _from_cdf(at, f_r * _behind(binlog, rate, at) if rate > 0 else f_r)
-    if pi >= MIN_WAIT_P:
-        busy = convolve(equilibrium(redo), _from_cdf(at, f_r * _cdf(binlog, at)))
-        pair = mixture([(1 - pi, pair), (pi, busy)])
-    return convolve(pair, binlog)
 
 
 def pipeline(rate: float, redo: list[float], binlog: list[float],

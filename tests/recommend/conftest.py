@@ -24,11 +24,15 @@ def catalog() -> Catalog:
 
 
 # How far below its own p99 `optimistic_screen` puts the screen's: enough that the latency-bound
-# request (--data-gb 500 --p99-ms 5) sends the event simulation candidates it rejects (27, 9 of
-# them on another instance type's shared runs). Until 2026-11-29 the screen itself was that
-# optimistic there (up to 34 % low for masters behind a replica, 78 rejections in that sizing);
-# since sums keep their tails it rejects 3. The p99 floor still refuses what no queue rescues.
-OPTIMISM = 0.6
+# request (--data-gb 500 --p99-ms 4.5) sends the event simulation candidates it rejects. Until
+# 2026-11-29 the screen itself was that optimistic there (up to 34 % low for masters behind a
+# replica, 78 rejections in that sizing); since sums keep their tails it rejects few. The p99
+# floor still refuses what no queue rescues. 0.6 until 2026-11-30 (seventeenth session): with the
+# RAID 0 masters' screen within 10 % of the event simulation (a member carrying a log takes its
+# writes whole), a screen 40 % low sends every cheap RAID 0 master there: 99 candidates checked
+# and 160 rejected with the runs shared, and over the search's bound of 100 without them (at
+# 0.7 too). At 0.75: 37 checked with the runs shared, 50 without, 45 rejected, the same answer.
+OPTIMISM = 0.75
 
 
 @pytest.fixture

@@ -93,6 +93,10 @@ class IoPart:
     sums: dict[int, Dist] = field(default_factory=dict, compare=False)  # k -> sum of k services
     random: bool = True  # False: a sequential stream (`striping`: it stays on a RAID 0 member)
     log: int = 0  # a commit's log (IoSpec.log)
+    # The chance one logical I/O reaches the member a mix is taken at, where it is not the
+    # members' average (`striping.placed`: a stream's writes all on the member carrying it,
+    # none on another); None: by its fan-out, member_ios / members.
+    on_member: float | None = None
 
     def repeated(self, k: int) -> Dist:
         """Sum of k services (kept: the same at every load)."""

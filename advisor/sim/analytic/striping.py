@@ -17,9 +17,14 @@ tau): all of it when the dwell is long against tau (the quasi-static limit: each
 as if it lasted), none when short (the average). tau is the state's own, at the utilisation the
 queue follows there (a fixed point): a state near saturation fills its queue slowly, so it is
 followed less, and the mix does not blow up as a quasi-static one would. Each state's wait is
-then `limit_waits` at the state's load (the same mix at a scaled rate, so the limit carries the
-state's utilisation). Only with no relaxation time to go by can a state overload the member; its
-I/Os then wait the fluid backlog of a dwell, uniform from 0 to (u - 1) x the dwell.
+then `limit_waits` of the mix as that member sees it (`member_mix`): each stream's writes reach
+it in the share it follows (all of them while it carries the stream, none otherwise), so a
+member carrying a log takes each transaction's commit on it whole beside its share of the reads.
+(Until 2026-11-30 the same mix was taken at a scaled rate, which carries the state's
+utilisation in clusters of the average member's: the RAID 0 masters behind a replica were 10-16 %
+low.) Only with no relaxation time to go by can a state overload the member; its I/Os then wait
+the fluid backlog of a dwell, uniform from 0 to (u - 1) x the dwell. A commit waits at the
+member its log is on (`LimitWait.log_dists`, `waits.Coupled`).
 
 A stream's phase against the chunk boundaries is fixed for as long as its file is, so each array
 (each event simulation's run) spends its time in its own mix of those states (`placed`): its
@@ -55,6 +60,8 @@ class Stream:
 
     cost: NDArray[np.float64]  # units of each limiter per request, averaged over the members
     dwell_s: float
+    at: tuple[int, int] = (-1, -1)  # its part in the mix: (class, I/O) or (-1, background I/O)
+    log: int = -1  # a foreground commit's log (IoSpec.log); -1: a background stream
 
 
 def streams(plan: SimPlan, mix: Mix, x: float) -> list[Stream]:
@@ -63,22 +70,23 @@ def streams(plan: SimPlan, mix: Mix, x: float) -> list[Stream]:
     smaller than a chunk (a write spanning every member does not alternate)."""
     if plan.raid != RAID0 or plan.members < 2 or plan.chunk_bytes <= 0:
         return []
-    found: list[tuple[float, IoPart]] = []  # (I/Os per request, part)
-    for c in mix.classes:
-        for io in c.ios:
+    found: list[tuple[float, IoPart, tuple[int, int]]] = []  # (I/Os per request, part, at)
+    for ci, c in enumerate(mix.classes):
+        for ii, io in enumerate(c.ios):
             if io.op == 2 and io.rate > 0:
-                found.append((c.probability * io.rate, io))
-    for io in mix.background:  # a replica's applier: its relay log, binlog and redo writes
+                found.append((c.probability * io.rate, io, (ci, ii)))
+    for bi, io in enumerate(mix.background):  # a replica's applier: relay log, binlog, redo
         if (io.op == 2 or (io.op == 1 and not io.random)) and io.rate > 0:
-            found.append((io.rate, io))
+            found.append((io.rate, io, (-1, bi)))
     out = []
-    for per_request, io in found:
+    for per_request, io, at in found:
         if io.member_ios != 1 or io.size_bytes <= 0 or io.size_bytes >= plan.chunk_bytes:
             continue
         bytes_per_s = x * per_request * io.size_bytes  # the stream's file grows this fast
         if bytes_per_s <= 0:
             continue
-        out.append(Stream(cost=per_request * io.cost, dwell_s=plan.chunk_bytes / bytes_per_s))
+        out.append(Stream(cost=per_request * io.cost, dwell_s=plan.chunk_bytes / bytes_per_s,
+                          at=at, log=io.log if at[0] >= 0 else -1))
     return out[:MAX_STREAMS]
 
 
@@ -93,21 +101,37 @@ def swing(dwell_s: float, tau_s: float, members: int) -> float:
 
 def followed(rho: float, loads: list[float], dwells: list[float], tau_s: float, members: int,
              on: tuple[int, ...]) -> float:
+    """`followed_shares`' utilisation."""
+    return followed_shares(rho, loads, dwells, tau_s, members, on)[0]
+
+
+def followed_shares(rho: float, loads: list[float], dwells: list[float], tau_s: float,
+                    members: int, on: tuple[int, ...]) -> tuple[float, tuple[float, ...]]:
     """The utilisation the queue follows on a member carrying the streams `on` marks (1: on
     it) and not the others: the swing of each stream's on/off load from the average `rho`,
     with the relaxation time of the state it is in, v / (1 - u)^2 (v the variance rate, from
     `tau_s` at `rho`): self-consistent, so a state near saturation, whose queue would take long
-    to fill, is followed less."""
+    to fill, is followed less. With it, each stream's share of its writes on the member, as a
+    multiple of the members' average: 1 + swing (members x on - 1) (all of them, `members`, on
+    a member carrying it that follows the whole swing; none off it)."""
     v = tau_s * (1 - rho) ** 2
     u = rho
+    shares = [1.0] * len(loads)
     for _ in range(60):  # damped: the swing falls as u rises, a decreasing map
         tau = v / max(1e-6, 1 - u) ** 2
-        target = rho + sum(r * swing(t, tau, members) * (members * o - 1)
-                           for r, t, o in zip(loads, dwells, on, strict=True))
+        shares = [1 + swing(t, tau, members) * (members * o - 1)
+                  for t, o in zip(dwells, on, strict=True)]
+        target = rho + sum(r * (f - 1) for r, f in zip(loads, shares, strict=True))
         if abs(target - u) < 1e-7:
             break
         u = (u + target) / 2
-    return u
+    # The shares as the utilisation followed has them (the damped iterate stops short of the
+    # fixed point near saturation: 0.989 where the last swings would give 1.05).
+    excess = sum(r * (f - 1) for r, f in zip(loads, shares, strict=True))
+    if abs(excess) > 1e-12:
+        k = (u - rho) / excess
+        shares = [1 + k * (f - 1) for f in shares]
+    return u, tuple(shares)
 
 
 def fluid_backlog(excess: float, dwell_s: float) -> Dist:
@@ -199,11 +223,13 @@ def placement_shares(dwells: tuple[float, ...], members: int,
 
 
 def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["LimitWait"],
-           waits_at: Callable[[float], list["LimitWait"]]) -> Placed | None:
+           waits_with: Callable[[Mix], list["LimitWait"]]) -> Placed | None:
     """`waits` in each time state of the array's streams (None: no stream moves a member
-    limit): a member carrying the streams `on` waits as at the utilisation it follows there
-    (`followed`; `waits_at(k)`: the limits' waits at k x the request rate), and an I/O meets a
-    member picked at random. States alike in every member limit's utilisations are one."""
+    limit): a member carrying the streams `on` waits as at the load it follows there
+    (`followed_shares`), with each stream's writes on it in the share it follows: all of them
+    on a member that carries the stream for long (`member_mix`; `waits_with(m)`: the limits'
+    waits of the mix m), and an I/O meets a member picked at random. States alike in every
+    member limit's loads are one."""
     found = streams(plan, mix, x)
     if not found:
         return None
@@ -222,40 +248,77 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
         return None
     longest = max(dwells)  # the shares are the same at every time scale
     groupings, shares = placement_shares(tuple(round(d / longest, 6) for d in dwells), m)
-    member_waits: dict[tuple[int, float], Dist] = {}
+    member_waits: dict[tuple[int, float, tuple[float, ...]], Dist] = {}
 
-    def member_wait(w: "LimitWait", u: float) -> Dist:
-        key = (w.limit, round(u, 9))
+    def member_wait(w: "LimitWait", u: float, factors: tuple[float, ...]) -> Dist:
+        key = (w.limit, round(u, 9), tuple(round(f, 9) for f in factors))
         if key not in member_waits:
             if u >= 1:  # only with no relaxation time to go by: the quasi-static overload
                 member_waits[key] = fluid_backlog(u - 1, min(dwells))
             else:
-                at = next((v for v in waits_at(u / w.rho) if v.limit == w.limit), None)
+                on = member_mix(mix, found, factors, m)
+                at = next((v for v in waits_with(on) if v.limit == w.limit), None)
                 member_waits[key] = ZERO if at is None else at.wait_dist()
         return member_waits[key]
 
-    index: dict[tuple[tuple[float, ...], ...], int] = {}
+    # The member each foreground log is on, by the stream's block (the first stream of a log).
+    logs: dict[int, int] = {}
+    for i, st in enumerate(found):
+        if st.log >= 0:
+            logs.setdefault(st.log, i)
+    index: dict[tuple[object, ...], int] = {}
     out: list[list[LimitWait]] = []
     column = []
     for blocks in groupings:
         ons = [tuple(int(b == member) for b in blocks) for member in range(m)]
-        us = [[followed(w.rho, loads, dwells, w.corr_s, m, on) for on in ons]
+        us = [[followed_shares(w.rho, loads, dwells, w.corr_s, m, on) for on in ons]
               for w, loads in moved]
-        key = tuple(tuple(sorted(round(u, 9) for u in row)) for row in us)
+        on_log = {log: blocks[i] for log, i in logs.items()}  # the log's member (its block)
+        key = (tuple(tuple(sorted(tuple(round(v, 9) for v in (u, *f)) for u, f in row))
+                     for row in us),
+               tuple(tuple(round(row[b][0], 9) for b in on_log.values()) for row in us))
         if key not in index:
             index[key] = len(out)
             state = {}
             for (w, _), row in zip(moved, us, strict=True):
-                dist = mixed([(1 / m, member_wait(w, u)) for u in row])
+                dist = mixed([(1 / m, member_wait(w, u, f)) for u, f in row])
                 busy = float(dist.weights[dist.values > 0].sum() / dist.weights.sum())
-                state[w.limit] = w if busy <= 0 else replace(w, dist=dist, p=busy,
-                                                              theta_s=dist.mean / busy)
+                at_logs = tuple((log, member_wait(w, *row[b])) for log, b in on_log.items())
+                state[w.limit] = w if busy <= 0 else replace(
+                    w, dist=dist, p=busy, theta_s=dist.mean / busy, log_dists=at_logs)
             out.append([state.get(w.limit, w) for w in waits])
         column.append(index[key])
     merged = np.zeros((shares.shape[0], len(out)))
     for i, c in enumerate(column):
         merged[:, c] += shares[:, i]
     return Placed(states=out, shares=merged)
+
+
+def member_mix(mix: Mix, found: list[Stream], factors: tuple[float, ...], members: int) -> Mix:
+    """The mix as one member sees it: each stream's writes reach it `factor` times as often as
+    the members' average (`IoPart.on_member`), and its load per request moves with them. A
+    member carrying a log takes that log's writes whole, so a transaction's I/Os there hold its
+    commits whole beside its share of the reads: a larger cluster than the same load at the
+    average mix's rate, which is how the mix used to be scaled to a state's load."""
+    if all(abs(f - 1) < 1e-12 for f in factors):
+        return mix
+    classes = [list(c.ios) for c in mix.classes]
+    background = list(mix.background)
+    cost = mix.cost.copy()
+    for st, f in zip(found, factors, strict=True):
+        ci, ii = st.at
+        io = background[ii] if ci < 0 else classes[ci][ii]
+        io = replace(io, on_member=min(1.0, f * io.member_ios / members))
+        if ci < 0:
+            background[ii] = io
+        else:
+            classes[ci][ii] = io
+        cost += (f - 1) * st.cost
+    cost = np.maximum(cost, 0.0)
+    cost.flags.writeable = False
+    return replace(mix, cost=cost, background=tuple(background),
+                   classes=tuple(replace(c, ios=tuple(ios))
+                                 for c, ios in zip(mix.classes, classes, strict=True)))
 
 
 def vincentized(shares: NDArray[np.float64], dists: list[Dist]) -> Dist:
