@@ -249,15 +249,35 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
     longest = max(dwells)  # the shares are the same at every time scale
     groupings, shares = placement_shares(tuple(round(d / longest, 6) for d in dwells), m)
     member_waits: dict[tuple[int, float, tuple[float, ...]], Dist] = {}
+    # Each member mix's waits at every limit, by the streams' shares: limits whose queues
+    # follow the whole swing (tau far below the dwells) see one mix, taken once.
+    mixes: dict[tuple[float, ...], list[LimitWait]] = {}
+
+    # Streams alike (the same load everywhere and dwell: a master's redo log and binlog, a
+    # replica's three logs) are interchangeable on a member: which of them it carries does not
+    # change its mix's waits, so their shares are taken in one order.
+    kinds: dict[tuple[bytes, float], list[int]] = {}
+    for i, st in enumerate(found):
+        kinds.setdefault((np.round(st.cost, 12).tobytes(), round(st.dwell_s, 9)), []).append(i)
+    groups = [g for g in kinds.values() if len(g) > 1]
+
+    def canonical(factors: tuple[float, ...]) -> tuple[float, ...]:
+        out = list(factors)
+        for g in groups:
+            for i, f in zip(g, sorted(factors[i] for i in g), strict=True):
+                out[i] = f
+        return tuple(out)
 
     def member_wait(w: "LimitWait", u: float, factors: tuple[float, ...]) -> Dist:
+        factors = canonical(factors)
         key = (w.limit, round(u, 9), tuple(round(f, 9) for f in factors))
         if key not in member_waits:
             if u >= 1:  # only with no relaxation time to go by: the quasi-static overload
                 member_waits[key] = fluid_backlog(u - 1, min(dwells))
             else:
-                on = member_mix(mix, found, factors, m)
-                at = next((v for v in waits_with(on) if v.limit == w.limit), None)
+                if key[2] not in mixes:
+                    mixes[key[2]] = waits_with(member_mix(mix, found, factors, m))
+                at = next((v for v in mixes[key[2]] if v.limit == w.limit), None)
                 member_waits[key] = ZERO if at is None else at.wait_dist()
         return member_waits[key]
 
