@@ -16,14 +16,17 @@ sync, is set beside three models of it:
 - landed: the engine's (`advisor.sim.analytic.waits.class_latency`) until 2026-11-30: the two
   logs keyed by their write size, both 4 KiB, so one log at twice the commit rate, and each of a
   commit's two log writes waits for a flush in progress (the residual of one) with that log's
-  busy chance (since 2026-11-30 the engine keys each log by itself: "two logs" is its model);
+  busy chance (from the twelfth to the seventeenth session of 2026-11-30 the engine keyed each
+  log by itself: "two logs" was its model);
 - two logs: each log keyed by itself at the commit rate, each wait as above;
 - ordered: a commit that finds the redo log flushing (chance pi) waits for that flush's residual
   and then flushes with the next group, back to back; one that finds it idle flushes at once, I
   after the last flush ended (I exponential at the commit rate). The binlog's sync in progress
   is then the last group's, which started as that group's redo flush ended, so it runs beside
   this group's redo flush F_r: the two logs take max(F_r, F_b' - I) (I = 0 after a wait), then
-  the group's own sync F_b (`ordered_commit`). Nothing is fitted.
+  the group's own sync F_b (`advisor.sim.analytic.waits.ordered_commit`, the engine's since
+  2026-11-30, seventeenth session, with the RAID 0 members' own mixes: docs/analytic-vs-des.md).
+  Nothing is fitted.
 
 Result (2026-11-29, 200,000 commits per rate, seed 7; a gp3 and an io1 volume's service, 50 to
 800 commits/s, the redo log busy 4 to 56 % of the time): |error| of the mean and the p99, median
