@@ -75,10 +75,15 @@ class Dist:
     def quantile(self, q: float) -> float:
         """Interpolated between neighbouring points, so a small change in the weights moves a
         percentile a little instead of flipping it across a gap."""
+        return float(self.quantiles(q))
+
+    def quantiles(self, qs: "float | NDArray[np.float64]") -> NDArray[np.float64]:
+        """`quantile` at each of `qs`."""
         cum = np.cumsum(self.weights)
         cum /= cum[-1]
         mid = cum - self.weights / self.weights.sum() / 2  # each point at its mass's centre
-        return float(np.interp(q, mid, self.values))
+        out: NDArray[np.float64] = np.asarray(np.interp(qs, mid, self.values))
+        return out
 
     @property
     def mean(self) -> float:

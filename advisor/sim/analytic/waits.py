@@ -918,15 +918,6 @@ class Coupled:
     later: Dist
 
 
-def _quantile_at(d: Dist, ranks: NDArray[np.float64]) -> NDArray[np.float64]:
-    """d's value at each rank (0-1), interpolated between its points at their mass centres (as
-    `Dist.quantile`)."""
-    w = d.weights / d.weights.sum()
-    mid = np.cumsum(w) - w / 2
-    out: NDArray[np.float64] = np.interp(ranks, mid, d.values)
-    return out
-
-
 def _mean_between(d: Dist, lo: NDArray[np.float64],
                   hi: NDArray[np.float64]) -> NDArray[np.float64]:
     """The mean of d's quantile function over each rank interval (lo, hi]: its integral is
@@ -955,7 +946,7 @@ def _coupled(source: Dist, target: Dist, w: NDArray[np.float64],
         out[order] = _mean_between(target, hi - ws, hi)
         return out
     ranks = 1 - survival(source, np.maximum(w, 0.0))
-    later: NDArray[np.float64] = np.where(w > 0, _quantile_at(target, ranks), 0.0)
+    later: NDArray[np.float64] = np.where(w > 0, target.quantiles(ranks), 0.0)
     return later
 
 
