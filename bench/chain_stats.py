@@ -17,7 +17,16 @@ the second run. Over the write transactions (those that commit) this gives
 
 and beside them the analytic engine's figures at that limit: the chance an I/O waits and its mean
 wait, the chain's carry and step, and the quantiles of a write transaction's summed waits there
-(`waits.limit_wait_sum`, which `waits.class_latency` takes at every limit). About 2 s.
+(`waits.limit_wait_sum`, which `waits.class_latency` takes at every limit).
+
+Then the same I/Os as the engine's own input at that limit (`waits.limit_waits`: the background's
+Poisson I/Os and each class's requests as clusters at their offsets, a service and a mean wait
+apart), sampled as an open-loop path (no feedback: a request's next I/O comes at its offset
+whatever the last one waited) and run through the limit's backlog by Lindley's recursion: the
+chance the k-th I/O of a write transaction waits, the chance an I/O waits when its request's
+last one did not, and the regression of the next wait on the last. What the open loop gets right
+(the chances) and wrong (the congested waits' persistence, which feedback cuts) is what
+docs/analytic-vs-des.md's sampled chance refers to. About 5 s.
 """
 
 import argparse
@@ -135,14 +144,19 @@ def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
             "sum_ms": {str(q): round(float(np.percentile(s, q)), 2) for q in QUANTILES}}
 
 
-def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, Any]:
-    """The analytic engine's figures at the volume's IOPS limit (the module's docstring)."""
+def _engine_input(spec: str, data_gb: float, tps: float, replicas: int) -> tuple[Any, ...]:
+    """(plan, mix with group commit, the limits' rates in force, tps) as the engine takes them."""
     catalog, layout, server = _server(spec, data_gb, tps, replicas)
     plan = compile_plan(layout, catalog)
     mix = with_group_commit(build_mix(plan, server.request_classes(),
                                       server.background_specs()), server.rate_tps)
     rates = [plan.rate_in_force(l, set()) for l in range(plan.n_limits)]
-    x = server.rate_tps
+    return plan, mix, rates, server.rate_tps
+
+
+def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, Any]:
+    """The analytic engine's figures at the volume's IOPS limit (the module's docstring)."""
+    plan, mix, rates, x = _engine_input(spec, data_gb, tps, replicas)
     limits, _ = waits.spaced_waits(plan, mix, x, rates)  # as request_latency's
     wait = waits.io_wait(limits)
     lw = next(w for w in limits if plan.limit_names[w.limit].endswith("volume IOPS"))
@@ -154,17 +168,110 @@ def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, 
             "sum_ms": {str(q): round(total.quantile(q / 100) * 1000, 2) for q in QUANTILES}}
 
 
+PATH_IOS = 200_000  # I/Os of the sampled open-loop path
+PATH_WARM = 0.05  # its share at the start, left out (the path starts empty)
+
+
+def open_loop(spec: str, data_gb: float, tps: float, replicas: int,
+              seed: int = 1) -> dict[str, Any]:
+    """The engine's input at the volume's IOPS limit as a sampled open-loop path (the module's
+    docstring)."""
+    plan, mix, rates, x = _engine_input(spec, data_gb, tps, replicas)
+    _, mean_wait = waits.spaced_waits(plan, mix, x, rates)
+    l = next(i for i, name in enumerate(plan.limit_names) if name.endswith("volume IOPS"))
+    rate, tau = rates[l], float(plan.tolerance_s[l])
+    singles = [(x * io.rate * hit, work / rate) for io in mix.background
+               for hit, work in [waits._hit(plan, l, io)] if io.rate > 0 and hit > 0]
+    dev_classes = [c for c in mix.classes if waits._has_device(c)]
+    clusters = waits.class_clusters(mix, x, mean_wait)
+    ios = sum(r for r, _ in singles) + sum(cl.rate * sum(k * p for k, p in cl.pmf)
+                                            for cl in clusters)
+    horizon = PATH_IOS / ios
+    rng = np.random.default_rng(seed)
+    times, works, ids, places, writes = [], [], [], [], []
+    base = 0
+    for c, cl in zip(dev_classes, clusters, strict=True):
+        # per op: (chance an I/O reaches this limit, its work there in seconds)
+        per_op = {}
+        for op in {io.op for io in c.ios if io.op in waits.DEVICE_OPS and io.rate > 0}:
+            ios_op = [io for io in c.ios if io.op == op and io.rate > 0]
+            per_request = sum(io.rate for io in ios_op)
+            hw = [(waits._hit(plan, l, io), io.rate / per_request) for io in ios_op]
+            h = sum(share * hit for (hit, _), share in hw)
+            per_op[op] = (h, sum(share * hit * work for (hit, work), share in hw)
+                          / max(h, 1e-12) / rate)
+        n = rng.poisson(cl.rate * horizon)
+        starts = rng.random(n) * horizon
+        probs = np.array([p for p, _ in cl.shapes])
+        pick = rng.choice(len(probs) + 1, size=n,
+                          p=np.append(probs, max(0.0, 1 - probs.sum())) / max(1.0, probs.sum()))
+        width = max(len(o) for _, o in cl.shapes)
+        keep = rng.random((n, width))
+        for i, ((_, offsets), ops) in enumerate(zip(cl.shapes, cl.ops, strict=True)):
+            rows = np.flatnonzero(pick == i)
+            o = np.asarray(offsets)
+            chance = np.array([per_op[op][0] for op in ops])
+            a = np.array([per_op[op][1] for op in ops])
+            t = starts[rows, None] + o[None, :]
+            kept = keep[rows, :o.size] < chance[None, :]
+            times.append(t[kept])
+            works.append(np.broadcast_to(a, t.shape)[kept])
+            ids.append(np.broadcast_to((rows + base)[:, None], t.shape)[kept])
+            places.append(np.broadcast_to(np.arange(o.size), t.shape)[kept])
+            writes.append(np.full(int(kept.sum()), c.kind == 1))
+        base += n
+    for r, work in singles:
+        n = rng.poisson(r * horizon)
+        times.append(rng.random(n) * horizon)
+        works.append(np.full(n, work))
+        ids.append(np.full(n, -1))
+        places.append(np.full(n, -1))
+        writes.append(np.zeros(n, dtype=bool))
+    t = np.concatenate(times)
+    order = np.argsort(t, kind="stable")
+    ts, ws = t[order], np.concatenate(works)[order]
+    total = np.cumsum(ws)
+    low = np.minimum.accumulate(np.minimum(0.0, total - ws - ts))
+    backlog = total - ws - ts - low  # V just before each arrival (Lindley, reflected at 0)
+    wait = np.empty(t.size)
+    wait[order] = np.maximum(0.0, backlog - tau)
+    after = t >= PATH_WARM * horizon
+    cid, place, write = np.concatenate(ids), np.concatenate(places), np.concatenate(writes)
+    # In the order built each request's I/Os are together, by offset: the one before is its last.
+    same = np.concatenate(([False], (cid[1:] == cid[:-1]) & (cid[1:] >= 0))) & after
+    last = np.concatenate(([0.0], wait[:-1]))
+    by_place = []
+    for k in range(int(place[write].max()) + 1):
+        m = write & after & (place == k)
+        if m.sum() < 1000:
+            break
+        hit = wait[m] > 0
+        by_place.append({"k": k + 1, "chance": round(float(hit.mean()), 4),
+                         "mean_ms": round(float(wait[m][hit].mean() * 1000), 3)
+                         if hit.any() else None})
+    regression = []
+    bins = [(None, same & (last <= 0))] + [
+        ((lo, hi), same & (last * 1000 > lo) & (last * 1000 <= hi))
+        for lo, hi in itertools.pairwise(BINS_MS)]
+    for edges, m in bins:
+        if not m.any():
+            continue
+        regression.append({"last_ms": None if edges is None else
+                           [edges[0], None if np.isinf(edges[1]) else edges[1]],
+                           "n": int(m.sum()),
+                           "last_mean_ms": round(float(last[m].mean() * 1000), 3),
+                           "next_waits": round(float((wait[m] > 0).mean()), 3),
+                           "next_mean_ms": round(float(wait[m].mean() * 1000), 3)})
+    return {"ios": int(t.size), "seconds": round(horizon, 1),
+            "chance": round(float((wait[after] > 0).mean()), 4),
+            "by_place": by_place, "regression": regression}
+
+
 def table(out: dict[str, Any]) -> str:
     d, a = out["event_simulation"], out["analytic"]
     lines = [f"{out['layout']}, {out['data_gb']:g} GiB, {out['replicas']} replica(s), "
-             f"{out['tps']:g} tps: {d['transactions']:,} write transactions",
-             "", "| k-th device I/O | waits | mean wait ms |", "|---|---|---|"]
-    lines += [f"| {r['k']} | {r['chance']:.2%} | {r['mean_ms']} |" for r in d["by_place"]]
-    lines += ["", "| last wait ms | I/Os | next waits | next mean ms |", "|---|---|---|---|"]
-    for r in d["regression"]:
-        last = "none" if r["last_ms"] is None else \
-            f"{r['last_ms'][0]:g}-{r['last_ms'][1] or ''} (mean {r['last_mean_ms']})"
-        lines.append(f"| {last} | {r['n']:,} | {r['next_waits']:.1%} | {r['next_mean_ms']} |")
+             f"{out['tps']:g} tps: {d['transactions']:,} write transactions", ""]
+    lines += _chain_tables(d)
     o = d["others_in_flight"]
     lines += ["", f"Other transactions in flight at an I/O that waits: {o['waiting']}, at one "
               f"that does not: {o['not_waiting']}.",
@@ -174,7 +281,22 @@ def table(out: dict[str, Any]) -> str:
               "|---|" + "---|" * len(d["sum_ms"]),
               "| event simulation ms | " + " | ".join(str(v) for v in d["sum_ms"].values()) + " |",
               "| analytic ms | " + " | ".join(str(v) for v in a["sum_ms"].values()) + " |"]
-    return "\n".join(lines)
+    o = out["open_loop"]
+    lines += ["", f"The engine's input at that limit as an open-loop path ({o['ios']:,} I/Os over "
+              f"{o['seconds']:g} s): an I/O waits {o['chance']:.2%}.", ""]
+    return "\n".join(lines + _chain_tables(o))
+
+
+def _chain_tables(d: dict[str, Any]) -> list[str]:
+    """The chance by place and the regression, as Markdown lines."""
+    lines = ["| k-th device I/O | waits | mean wait ms |", "|---|---|---|"]
+    lines += [f"| {r['k']} | {r['chance']:.2%} | {r['mean_ms']} |" for r in d["by_place"]]
+    lines += ["", "| last wait ms | I/Os | next waits | next mean ms |", "|---|---|---|---|"]
+    for r in d["regression"]:
+        last = "none" if r["last_ms"] is None else \
+            f"{r['last_ms'][0]:g}-{r['last_ms'][1] or ''} (mean {r['last_mean_ms']})"
+        lines.append(f"| {last} | {r['n']:,} | {r['next_waits']:.1%} | {r['next_mean_ms']} |")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
            "tps": args.tps,
            "event_simulation": event_simulation(args.layout, args.data_gb, args.tps,
                                                 args.replicas, args.seeds),
-           "analytic": analytic(args.layout, args.data_gb, args.tps, args.replicas)}
+           "analytic": analytic(args.layout, args.data_gb, args.tps, args.replicas),
+           "open_loop": open_loop(args.layout, args.data_gb, args.tps, args.replicas)}
     print(json.dumps(out, indent=2) if args.format == "json" else table(out))
     return 0
 
