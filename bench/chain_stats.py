@@ -2,7 +2,7 @@
 simulation against the analytic engine's chain (issue 10).
 
     .venv/bin/python bench/chain_stats.py [--layout c5.large:gp3:70GiB] [--data-gb 50]
-        [--tps 358] [--replicas 1] [--seeds 3] [--format table|json]
+        [--tps 358] [--replicas 1] [--seeds 3] [--path-seed 1] [--format table|json]
 
 The deployment runs in the event simulation twice per seed (120 s after 5 s): as sized, and with
 the volume raised to 16,000 IOPS, where its IOPS limit holds nothing back. The kernel's service
@@ -306,16 +306,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tps", type=float, default=358.0)
     ap.add_argument("--replicas", type=int, default=1, choices=(0, 1))
     ap.add_argument("--seeds", type=int, default=3, choices=range(1, 11), metavar="1..10")
+    ap.add_argument("--path-seed", type=int, default=1, metavar="1..100",
+                    help="seed of the sampled open-loop path")
     ap.add_argument("--format", choices=("table", "json"), default="table")
     args = ap.parse_args(argv)
     if not 1 <= args.tps <= 100_000 or not 1 <= args.data_gb <= 100_000:
         ap.error("--tps and --data-gb: 1 to 100,000")
+    if not 1 <= args.path_seed <= 100:
+        ap.error("--path-seed: 1 to 100")
     out = {"layout": args.layout, "data_gb": args.data_gb, "replicas": args.replicas,
            "tps": args.tps,
            "event_simulation": event_simulation(args.layout, args.data_gb, args.tps,
                                                 args.replicas, args.seeds),
            "analytic": analytic(args.layout, args.data_gb, args.tps, args.replicas),
-           "open_loop": open_loop(args.layout, args.data_gb, args.tps, args.replicas)}
+           "open_loop": open_loop(args.layout, args.data_gb, args.tps, args.replicas,
+                                  seed=args.path_seed)}
     print(json.dumps(out, indent=2) if args.format == "json" else table(out))
     return 0
 
