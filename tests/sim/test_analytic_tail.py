@@ -215,14 +215,20 @@ def test_small_chained_ios_see_a_shorter_queue_the_more_so_the_busier() -> None:
     assert busy < light < 1.0  # the magnitude is checked against the DES: the store loads below
 
 
-def test_commits_and_large_ios_are_not_deflated() -> None:
-    """A commit's log write goes out with its group, not after the request's I/O before it:
-    requests whose later I/Os are all commits keep the M/G/1 mean. Chained I/Os whose own work
+def test_commits_are_chained_and_large_ios_are_not_deflated() -> None:
+    """A group's first commit goes out as its request reaches it, right after the request's
+    I/O before it (its log was idle), and the binlog's after the redo log's: in the event
+    simulation of instance-store masters at 85 % of the knee they see 0.76-0.80 of the mean
+    backlog, as later reads do (0.81; `python bench/device_view.py`), so they are chained too.
+    A write the device's cache takes ahead waits only beyond it, so the I/O after it finds
+    the queue less drained: with the cache, the scale is nearer 1. Chained I/Os whose own work
     outweighs what the queue drains between them see a longer queue, not a shorter one: that
     regime is `_congested`'s, and the scale stays 1."""
     a = 30e-6
     commits = _chain(4000.0, 3, 100e-6, op=2)
-    assert _chain_scale([(100.0, 1e-3)], [(commits, 1.0, a, a * a)], 0.46, 0.0) == 1.0
+    plain = _chain_scale([(100.0, 1e-3)], [(commits, 1.0, a, a * a)], 0.46, 0.0)
+    cached = _chain_scale([(100.0, 1e-3)], [(commits, 1.0, a, a * a)], 0.46, 0.0, 1.5e-3)
+    assert plain < cached < 1.0
     big = 400e-6
     heavy = _chain(300.0, 6, 100e-6)
     assert _chain_scale([(100.0, 1e-3)], [(heavy, 1.0, big, big * big)],

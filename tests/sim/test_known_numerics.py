@@ -1,7 +1,8 @@
-"""Two numerical defects of the analytic engine found on 2026-11-30 (eighteenth session) and not
-fixed yet: each correct version moves the analytic-vs-DES grid (bench/README.md says how), so
-they are pinned here as strict expected failures. Fixing one turns its test into an unexpected
-pass, which fails the run until the marker goes."""
+"""Two numerical defects of the analytic engine found on 2026-11-30 (eighteenth session) and fixed
+in the nineteenth, with a RAID 0 member's backlog through its streams' cycle (striping,
+transient), which the grid's RAID 0 replicas had leaned on the defects for (bench/README.md):
+the M/G/1 lattice put each residual's mass at its cell's lower edge (P(V > 2 ms) ~10 % low at
+85 % busy), and a member state's damped fixed-point iteration stopped short near saturation."""
 
 import math
 
@@ -25,13 +26,9 @@ def _md1_backlog_over(x: float) -> float:
     return 1 - (1 - RHO) * below
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the lattice rounds each residual down to its cell's lower edge, so a sum of n falls n h / 2 "
-    "short: asked over the wait grid (to 1 s) its cells are 15 us wide at 85 % and P(V > 2 ms) "
-    "comes out 0.089 against 0.098 (-10 %; a replica's io1 volume at 85 %: 0.103 against 0.113). "
-    "Rounded to the nearest point it is exact at 4,096 cells (bench/README.md, eighteenth "
-    "session)"))
 def test_the_mg1_lattice_is_exact_over_the_wait_grid() -> None:
+    """Each residual's mass at its cell's nearest point: Erlang's exact M/D/1 tail (it was 10 %
+    low with the mass at the lower edge)."""
     got = float(waits.mg1_survival([(RHO / WORK, WORK)], TAU + waits.Y_GRID)[0])
     assert got == pytest.approx(_md1_backlog_over(TAU), rel=0.02)
 
@@ -54,11 +51,8 @@ def test_a_member_state_away_from_saturation_is_a_fixed_point() -> None:
     assert _target(*MEMBER, (0, 1, 1), u) == pytest.approx(u, abs=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the damped iteration stops after 60 steps short of the fixed point near saturation: "
-    "0.988 on the member carrying all three logs, where the swings load 0.865 and the root is "
-    "0.965; at the root the replica's p99 at 85 % of the knee is -37 % of the event "
-    "simulation's (bench/README.md, eighteenth session)"))
 def test_a_member_state_near_saturation_is_a_fixed_point() -> None:
+    """By bisection on the decreasing map: the root (0.965), where the damped iteration stopped
+    at 0.988 after 60 steps."""
     u, _ = striping.followed_shares(*MEMBER, (1, 1, 1))
     assert _target(*MEMBER, (1, 1, 1), u) == pytest.approx(u, abs=1e-4)

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from advisor.layout.limits import charge, device_seconds
-from advisor.layout.raid import RAID_NAMES, fanout
+from advisor.layout.raid import RAID0, RAID_NAMES, fanout
 from advisor.memo import Memo, tracked
 from advisor.sim.analytic.dist import (
     GRID,
@@ -376,7 +376,12 @@ def merged_charge(plan: SimPlan, io: IoSpec, device_ios: float) -> NDArray[np.fl
     c = io_charge(plan, io.op, io.size_bytes, io.random)
     if io.random or io.op not in (0, 1, 2) or device_ios <= 0:
         return c
-    merged = min(1.0, io.count / device_ios)
+    share = io.count / device_ios
+    if plan.raid == RAID0 and plan.members > 1 and 0 < io.size_bytes < plan.chunk_bytes:
+        # On RAID 0 the stream stays on one member for a chunk, the others' I/Os spread over
+        # the members: its share is of that member's I/Os.
+        share = io.count / (io.count + (device_ios - io.count) / plan.members)
+    merged = min(1.0, share)
     return merged * c + (1 - merged) * io_charge(plan, io.op, io.size_bytes, True)
 
 

@@ -22,13 +22,21 @@ it in the share it follows (all of them while it carries the stream, none otherw
 member carrying a log takes each transaction's commit on it whole beside its share of the reads.
 (Until 2026-11-30 the same mix was taken at a scaled rate, which carries the state's
 utilisation in clusters of the average member's: the RAID 0 masters behind a replica were 10-16 %
-low.) Only with no relaxation time to go by can a state overload the member; its I/Os then wait
-the fluid backlog of a dwell, uniform from 0 to (u - 1) x the dwell. A commit waits at the
-member its log is on (`LimitWait.log_dists`, `waits.Coupled`).
+low.) A commit waits at the member its log is on (`LimitWait.log_dists`, `waits.Coupled`).
 
-A stream's phase against the chunk boundaries is fixed for as long as its file is, so each array
-(each event simulation's run) spends its time in its own mix of those states (`placed`): its
-p99 is taken per placement and averaged over placements (`vincentized`).
+Near saturation the steady states do not hold (`transient`): a member whose load in some state
+reaches CYCLE_FROM does not settle within a dwell, and in a state that offers it more than its
+capacity its backlog grows for the whole dwell. There, where the streams are background work at
+fixed rates (a replica's logs), each member limit's backlog is run through the streams' cycle as
+reflected Brownian motion and each state's wait is that backlog's time-average, shaped as the
+steady wait of the same level (the replicas on RAID 0 2xgp3 35 GiB at 85 % of the knee: -43 %
+with the steady states alone, their member carrying all three logs offered 1.02 of its IOPS).
+
+A stream's phase against the chunk boundaries is fixed for as long as its file is, so where the
+streams move in lockstep each array (each event simulation's run) spends its time in its own mix
+of those states (`placed`): its p99 is taken per placement and averaged over placements
+(`vincentized`). Streams whose writes come independently wander through the placements within a
+run, and their states are taken as one mixture (`placed`'s comment on placements).
 
 Measured against the event simulation in docs/analytic-vs-des.md; no constant is fitted.
 """
@@ -48,6 +56,7 @@ from advisor.sim.analytic.mix import IoPart, Mix
 from advisor.sim.plan import SimPlan
 
 if TYPE_CHECKING:
+    from advisor.sim.analytic.transient import Cycle
     from advisor.sim.analytic.waits import LimitWait
 
 MAX_STREAMS = 6  # at most 203 groupings of them; more streams than this are not met in MySQL
@@ -115,22 +124,29 @@ def followed_shares(rho: float, loads: list[float], dwells: list[float], tau_s: 
     multiple of the members' average: 1 + swing (members x on - 1) (all of them, `members`, on
     a member carrying it that follows the whole swing; none off it)."""
     v = tau_s * (1 - rho) ** 2
-    u = rho
-    shares = [1.0] * len(loads)
-    for _ in range(60):  # damped: the swing falls as u rises, a decreasing map
+
+    def shares_at(u: float) -> list[float]:
         tau = v / max(1e-6, 1 - u) ** 2
-        shares = [1 + swing(t, tau, members) * (members * o - 1)
-                  for t, o in zip(dwells, on, strict=True)]
-        target = rho + sum(r * (f - 1) for r, f in zip(loads, shares, strict=True))
-        if abs(target - u) < 1e-7:
-            break
-        u = (u + target) / 2
-    # The shares as the utilisation followed has them. Near saturation the damped iterate has
-    # not converged after 60 steps: 0.988 on a RAID 0 replica's member carrying its three logs,
-    # where the swings at that utilisation load 0.865 and the fixed point is 0.965. Known and
-    # kept for now (tests/sim/test_known_numerics.py; bench/README.md, eighteenth session): at the
-    # fixed point that replica's p99 is -37 % of the event simulation's, and what is missing is
-    # an overloaded member's elastic logs, not this iteration.
+        return [1 + swing(t, tau, members) * (members * o - 1)
+                for t, o in zip(dwells, on, strict=True)]
+
+    def excess_over(u: float) -> float:  # the swings' load at u, less u: decreasing in u
+        return rho + sum(r * (f - 1) for r, f in zip(loads, shares_at(u), strict=True)) - u
+
+    lo = rho - sum(loads) - 1e-9  # the least the swings can load the member
+    hi = 1 - 1e-9
+    if tau_s <= 0:  # no relaxation time to go by: the quasi-static load, overload and all
+        u = rho + excess_over(rho)
+    elif excess_over(hi) >= 0:
+        u = hi
+    else:
+        for _ in range(100):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if excess_over(mid) > 0 else (lo, mid)
+            if hi - lo < 1e-10:
+                break
+        u = (lo + hi) / 2
+    shares = shares_at(u)
     excess = sum(r * (f - 1) for r, f in zip(loads, shares, strict=True))
     if abs(excess) > 1e-12:
         k = (u - rho) / excess
@@ -158,7 +174,14 @@ def mixed(parts: list[tuple[float, Dist]]) -> Dist:
 # which: two logs in phase share a member always, half a chunk apart never. A p99 is one array's,
 # over its own run (the event simulation's replications draw each stream's place anew, and their
 # p99s are averaged), so the tail is each placement's p99 averaged over placements, not the p99 of
-# the states mixed as if every placement were every other.
+# the states mixed as if every placement were every other. That holds for streams in lockstep (a
+# master's binlog writes once per redo group). Streams whose writes come independently (a
+# replica's relay log, redo log and binlog, each a Poisson stream of its own in the event
+# simulation) do not keep their phases: the count of one's writes against another's wanders by
+# sqrt(2 lambda t), at 240-440 writes/s per log 240-330 writes over a 120-s run, about a whole
+# cycle round two members (256 writes of 4 KiB in 512 KiB chunks); so a run sees the placements
+# mixed, and the states are taken as one mixture (the replicas on RAID 0 at 85 % of their knee:
+# -7 to -11 % against the event simulation with the placements' p99s averaged, -2.5 to -6 % mixed).
 PLACEMENTS = 64  # placements averaged over: a rank-1 lattice of the streams' relative phases
 PHASE_POINTS = 2048  # times at which a placement's assignment of streams to members is read
 PHASE_CYCLES = 4  # ... over this many cycles of the longest dwell round the members
@@ -291,7 +314,8 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
         if st.log >= 0:
             logs.setdefault(st.log, i)
     index: dict[tuple[object, ...], int] = {}
-    out: list[list[LimitWait]] = []
+    firsts: list[tuple[list[tuple[int, ...]], list[list[tuple[float, tuple[float, ...]]]],
+                       dict[int, int]]] = []
     column = []
     for blocks in groupings:
         ons = [tuple(int(b == member) for b in blocks) for member in range(m)]
@@ -302,20 +326,131 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
                      for row in us),
                tuple(tuple(round(row[b][0], 9) for b in on_log.values()) for row in us))
         if key not in index:
-            index[key] = len(out)
-            state = {}
-            for (w, _), row in zip(moved, us, strict=True):
-                dist = mixed([(1 / m, member_wait(w, u, f)) for u, f in row])
-                busy = float(dist.weights[dist.values > 0].sum() / dist.weights.sum())
-                at_logs = tuple((log, member_wait(w, *row[b])) for log, b in on_log.items())
-                state[w.limit] = w if busy <= 0 else replace(
-                    w, dist=dist, p=busy, theta_s=dist.mean / busy, log_dists=at_logs)
-            out.append([state.get(w.limit, w) for w in waits])
+            index[key] = len(firsts)
+            firsts.append((ons, us, on_log))
         column.append(index[key])
+
+    def whole(w: "LimitWait") -> Callable[[tuple[int, ...]], Dist]:
+        """The member's steady wait at limit w carrying the streams `on` whole."""
+        return lambda on: member_wait(w, 0.0, tuple(float(m * o) for o in on))
+
+    cycles = [_cycle(plan, found, w, loads, m, groupings, column, whole(w))
+              for w, loads in moved]
+    out: list[list[LimitWait]] = []
+    for state_index, (ons, us, on_log) in enumerate(firsts):
+        state = {}
+        for (w, loads), row, cyc in zip(moved, us, cycles, strict=True):
+            parts = []
+            for on, (u, f) in zip(ons, row, strict=True):
+                dist = member_wait(w, u, f)
+                if cyc is not None:
+                    dist = cyc.wait(state_index, _level(w.rho, loads, m, on), dist)
+                parts.append((1 / m, dist))
+            dist = mixed(parts)
+            busy = float(dist.weights[dist.values > 0].sum() / dist.weights.sum())
+            at_logs = tuple((log, member_wait(w, *row[b])) for log, b in on_log.items())
+            state[w.limit] = w if busy <= 0 else replace(
+                w, dist=dist, p=busy, theta_s=dist.mean / busy, log_dists=at_logs)
+        out.append([state.get(w.limit, w) for w in waits])
     merged = np.zeros((shares.shape[0], len(out)))
     for i, c in enumerate(column):
         merged[:, c] += shares[:, i]
+    if all(st.log < 0 for st in found):  # independent streams: their phases wander (above)
+        merged = merged.mean(axis=0, keepdims=True)
     return Placed(states=out, shares=merged)
+
+
+# A member limit's backlog is run through the streams' cycle (`advisor.sim.analytic.transient`)
+# where a member's load reaches this utilisation in some state: below it every state settles
+# within a dwell and the steady states stand.
+CYCLE_FROM = 0.9
+
+
+def _level(rho: float, loads: list[float], members: int, on: tuple[int, ...]) -> float:
+    """A member's utilisation carrying the streams `on` whole (and none of the others)."""
+    return rho + sum(r * (members * o - 1) for r, o in zip(loads, on, strict=True))
+
+
+def _cycle(plan: SimPlan, found: list[Stream], w: "LimitWait", loads: list[float], members: int,
+           groupings: tuple[tuple[int, ...], ...], column: list[int],
+           steady_at: Callable[[tuple[int, ...]], Dist]) -> "_Through | None":
+    """The member limit's backlog through its streams' cycle (`transient.cycle`), where every
+    stream is background work at a fixed rate (a replica's logs: the event simulation issues
+    them as scheduled, they do not group as a foreground log's commits do), of one dwell, and a
+    member's load reaches CYCLE_FROM in some state; else None. `steady_at(on)`: the member's
+    steady wait carrying the streams `on` whole (below saturation)."""
+    from advisor.sim.analytic.transient import STEPS_PER_DWELL, cycle, tail_rate
+    from advisor.sim.analytic.waits import Y_GRID, survival
+
+    k = len(found)
+    dwell = found[0].dwell_s
+    if any(st.log >= 0 or st.at[0] >= 0 for st in found) \
+            or any(abs(st.dwell_s / dwell - 1) > 1e-6 for st in found) or w.corr_s <= 0:
+        return None
+    if _level(w.rho, loads, members, (1,) * k) < CYCLE_FROM:
+        return None
+    q = STEPS_PER_DWELL * members
+    count = PLACEMENTS if k > 1 else 1
+    t = (np.arange(q) + 0.5) / q * members * dwell
+    phases = np.zeros((count, k))
+    if k > 1:
+        phases[:, 1:] = _lattice(k - 1, count) * members * dwell
+    mem = (np.floor((t[None, :, None] + phases[:, None, :]) / dwell).astype(np.int64)
+           % members)  # (placement, time, stream): the member carrying it
+    on0 = (mem == 0).astype(np.int64)
+    r = np.array(loads)
+    levels = np.round(w.rho + ((members * on0 - 1) * r).sum(axis=2), 9)
+    labels = _blocks(mem.reshape(-1, k))
+    keys = labels @ (k ** np.arange(k))
+    state_of = {sum(b * k**i for i, b in enumerate(g)): column[j]
+                for j, g in enumerate(groupings)}
+    states = np.array([state_of.get(int(key), -1) for key in keys]).reshape(count, q)
+    # Each level's steady wait (below saturation) and the variance rate of the Brownian motion
+    # whose steady tail decays as that wait's does: v = 2 (1 - u) / rate.
+    tau = float(plan.tolerance_s[w.limit])
+    flat = on0.reshape(-1, k)
+    steady: dict[float, tuple[NDArray[np.float64] | None, float | None]] = {}
+    for u in np.unique(levels):
+        on = tuple(int(v) for v in flat[int(np.argmax(levels.ravel() == u))])
+        surv = survival(steady_at(on), Y_GRID) if u < 1 else None
+        steady[float(u)] = (surv, None if surv is None else tail_rate(Y_GRID, surv))
+    base_v = w.corr_s * (1 - w.rho) ** 2 / w.rho  # per unit of utilisation, at rho
+    fitted = {u: 2 * (1 - u) / rate for u, (_, rate) in steady.items() if rate}
+    top = max(fitted, default=None)
+    variance = {}
+    for u in steady:
+        if u in fitted:
+            variance[u] = fitted[u]
+        elif top is not None and u > top:  # over the highest fitted level: scaled from it
+            variance[u] = fitted[top] * u / top
+        else:
+            variance[u] = base_v * max(u, 1e-3)
+    return _Through(cycle=cycle(levels, states, members, dwell, variance, w.rho),
+                    steady=steady, tau=tau)
+
+
+@dataclass(frozen=True, slots=True)
+class _Through:
+    """A member limit's backlog through its streams' cycle and each level's steady wait."""
+
+    cycle: "Cycle"
+    steady: dict[float, tuple[NDArray[np.float64] | None, float | None]]
+    tau: float
+
+    def wait(self, state: int, level: float, fallback: Dist) -> Dist:
+        """The wait of a member at `level` in `state` (`fallback` where the cycle never met
+        them)."""
+        from advisor.sim.analytic.transient import steady_shaped
+        from advisor.sim.analytic.waits import Y_GRID, wait_from_survival
+
+        level = round(level, 9)
+        levels = self.tau + Y_GRID
+        backlog = self.cycle.backlog_over((state, level), levels)
+        if backlog is None:
+            return fallback
+        surv, _ = self.steady.get(level, (None, None))
+        process = self.cycle.steady_over(level, levels)
+        return wait_from_survival(steady_shaped(backlog, surv, process))
 
 
 def member_mix(mix: Mix, found: list[Stream], factors: tuple[float, ...], members: int) -> Mix:

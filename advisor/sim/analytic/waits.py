@@ -203,8 +203,7 @@ class _Cluster:
     # Where a request's device I/Os fall (seconds from its first), by how many of each kind it
     # holds: (probability, offsets).
     shapes: tuple[tuple[float, tuple[float, ...]], ...]
-    # The op of each of those I/Os (a commit's log write goes out with its group, not chained
-    # to the request's I/O before it).
+    # The op of each of those I/Os (`_chain_scale`: what the I/O before one waited).
     ops: tuple[tuple[int, ...], ...] = ()
 
 
@@ -338,47 +337,54 @@ def _shifted_mean(v: float, p: float, b: float) -> float:
 
 def _chain_scale(singles: list[tuple[float, float]],
                  clusters: list[tuple[_Cluster, float, float, float]],
-                 rho: float, wait_mean_s: float) -> float:
+                 rho: float, wait_mean_s: float, ahead_s: float = 0.0) -> float:
     """E[V] of a limit that every I/O waits through whole (a device's capacity, tau = 0), with
     a request's later I/Os issued one after another, over E[V] with every I/O Poisson (the
     M/G/1 value `mg1_survival` starts from); at most 1.
 
     For any arrivals, E[V] = sum_i lambda_i a_i E[V seen by i] + Y / 2 (the generator of V^2:
     V drains at rate 1 while positive, an arrival adds its work a_i; Y the second-moment rate).
-    Background I/Os, a request's first I/O and its commits (a log write goes out with its
-    group, not after the request's I/O before it) arrive as Poisson and see E[V]. Each later
-    read or write arrives once the one before has waited w and been served (a gap g): it sees
-    what that one saw plus its own work, less what the queue drained net of the others'
-    arrivals, (v + h a - (1 - rho)(w + g))^+ (V taken as zero or exponential, as M/G/1's),
-    for the share of its queue still remembered after w + g (the relaxation time 2 E[V] /
-    (1 - rho) of the Brownian approximation); the rest of the queue is fresh and averages
-    E[V]. A transaction's page reads on NVMe are small beside their gaps (30 us of the device's
-    capacity, 160 us of latency), so its later reads see a shorter queue than the first, and
-    E[V] is lower than Poisson I/Os would have it: on m5d.large at 85 % of the knee the event
-    simulation's read waits are 0.38 ms on average, its M/G/1 value 0.45 ms, and the analytic
-    p99 was 14 % high (docs/analytic-vs-des.md). An IOPS or MiB/s limit with a burst
-    tolerance keeps `_congested`'s model, validated there (`limit_waits`)."""
+    Background I/Os and a request's first I/O arrive as Poisson and see E[V]. Each later read
+    or write, and each commit (a group's first commit goes out as its request reaches it, its
+    log idle; the binlog's after the redo log's), arrives once the one before has waited w (all
+    it saw for a read, what lay beyond the device's write-back cache for a write) and been
+    served (a gap g): it sees what that one saw plus its own work, less what the queue drained
+    net of the others' arrivals, (v + h a - (1 - rho)(w + g))^+ (V taken as zero or
+    exponential, as M/G/1's), for the share of its queue still remembered after w + g (the
+    relaxation time 2 E[V] / (1 - rho) of the Brownian approximation); the rest of the queue
+    is fresh and averages E[V]. A transaction's page reads on NVMe are small beside their gaps
+    (30 us of the device's capacity, 160 us of latency), so its later reads see a shorter queue
+    than the first, and E[V] is lower than Poisson I/Os would have it: on m5d.large at 85 % of
+    the knee the event simulation's read waits are 0.38 ms on average, its M/G/1 value 0.45 ms,
+    and the analytic p99 was 14 % high (docs/analytic-vs-des.md). The commits were taken as
+    Poisson until 2026-11-30; in the event simulation they see 0.76-0.80 of E[V]
+    (`bench/device_view.py`), and with them chained E[V] is the event simulation's within 9 %
+    (r6id.xlarge and m6id.2xlarge masters at 85 %: 0.43 / 0.28 ms against 0.39 / 0.27; it was
+    0.51 / 0.31). An IOPS or MiB/s limit with a burst tolerance keeps `_congested`'s model,
+    validated there (`limit_waits`)."""
     y = sum(r * w * w for r, w in singles)
     rho_o = sum(r * w for r, w in singles)
-    chains = []  # (rate x chance, h, a, gaps between the I/Os chained to the first)
+    chains = []  # (rate x chance, h, a, gaps between the I/Os chained to the first, their ops)
     for cl, h, a, a2 in clusters:
         y += cl.rate * sum(k * p for k, p in cl.pmf) * h * a2
         for (p, offsets), ops in zip(cl.shapes, cl.ops, strict=True):
-            n = next((j for j in range(1, len(offsets)) if ops[j] == COMMIT), len(offsets))
-            rho_o += cl.rate * p * h * a * (len(offsets) - n + 1)
-            gaps = [max(0.0, offsets[j] - offsets[j - 1] - wait_mean_s) for j in range(1, n)]
+            rho_o += cl.rate * p * h * a  # its first I/O
+            gaps = [max(0.0, offsets[j] - offsets[j - 1] - wait_mean_s)
+                    for j in range(1, len(offsets))]
             if gaps:
-                chains.append((cl.rate * p, h, a, gaps))
+                chains.append((cl.rate * p, h, a, gaps, ops[:-1]))
     if y <= 0 or rho_o >= 1 or not chains:
         return 1.0
     poisson = y / (2 * (1 - rho))
     ev = poisson
     for _ in range(30):
         seen = 0.0  # sum over the chained I/Os of lambda h a E[V seen]
-        for rate, h, a, gaps in chains:
+        for rate, h, a, gaps, before in chains:
             v = ev
-            for gap in gaps:
-                u = v + gap
+            for gap, op in zip(gaps, before, strict=True):
+                # the I/O before waited all it saw (a read) or what lay beyond the write-back
+                # cache (a write or commit)
+                u = (v if op == 0 else _shifted_mean(v, rho, -ahead_s)) + gap
                 kept = math.exp(-u * (1 - rho) / (2 * ev))
                 v = kept * _shifted_mean(v, rho, h * a - (1 - rho) * u) + (1 - kept) * ev
                 seen += rate * h * a * v
@@ -432,15 +438,14 @@ def _mg1_lattice(jobs: tuple[tuple[float, float], ...],
     span = max(min(float(levels[-1]), 60 * mean_v / rho + biggest), 4 * biggest,
                4 * float(levels[0]) + 1e-6)
     h = span / LATTICE
-    # Each cell's residual mass sits at its lower edge, so a sum of n falls n h / 2 short: over
-    # the wait grid at 85 % busy P(V > 2 ms) comes out ~10 % low (an M/D/1: 0.089 against
-    # Erlang's 0.098). Known and kept for now (tests/sim/test_known_numerics.py; bench/README.md,
-    # eighteenth session): the mass at the nearest point is exact, but the grid's agreement on
-    # RAID 0 replicas at 85 % rests on this bias until their members' elastic logs are modelled.
+    # Each point holds the residual's mass of the cell around it (nearest point): at the cells'
+    # lower edges a sum of n fell n h / 2 short, and over the wait grid at 85 % busy P(V > 2 ms)
+    # came out ~10 % low (an M/D/1: 0.089 against Erlang's 0.098; tests/sim/test_known_numerics).
     edges = np.arange(LATTICE + 1) * h
+    cuts = np.concatenate(([0.0], (np.arange(LATTICE) + 0.5) * h))  # each point's cell
     cdf = np.zeros(LATTICE + 1)
     for r, w in zip(rates, works, strict=True):
-        cdf += r * w / rho * np.minimum(edges / w, 1.0)
+        cdf += r * w / rho * np.minimum(cuts / w, 1.0)
     f = np.fft.rfft(np.diff(cdf), 2 * LATTICE)  # zero padding against wrap-around
     v = np.maximum(np.fft.irfft((1 - rho) / (1 - rho * f), 2 * LATTICE)[:LATTICE], 0.0)
     # P(V > x) at the cell edges: rho at 0 (past the atom), then the mass of the cells above
@@ -520,7 +525,7 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         s = max(1.0, (z - y_bg) / y_fg) if y_fg > 0 else 1.0
         # Where an I/O waits for the whole backlog (tau = 0), a request's later I/Os see a
         # shorter queue than Poisson ones would: the M/G/1 shape, scaled to the lower mean.
-        scale = _chain_scale(singles, clus, rho, wait_mean_s) if tau <= 0 else 1.0
+        scale = _chain_scale(singles, clus, rho, wait_mean_s, ahead) if tau <= 0 else 1.0
         if scale < 1.0:
             eff = mg1_survival(singles + fg_jobs, tau + Y_GRID / scale)
         else:
@@ -733,6 +738,15 @@ def _wait_dist(surv: NDArray[np.float64]) -> Dist:
     values = np.concatenate(([0.0], ys))
     weights = np.concatenate(([1 - p], p * KEEP_MASS))
     return Dist(values, weights)
+
+
+def wait_from_survival(surv: NDArray[np.float64]) -> Dist:
+    """The wait with survival `surv` on Y_GRID, made a survival function (at most 1, never
+    rising); none below MIN_WAIT_P."""
+    surv = np.minimum.accumulate(np.minimum(surv, 1.0))
+    if surv[0] < MIN_WAIT_P:
+        return ZERO
+    return _wait_dist(surv)
 
 
 def _has_device(c: ClassParts) -> bool:
