@@ -575,7 +575,7 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "without a replica at 60 % (+9.9 -> +10.8 %, which the lattice's bias had held "
               "under 10 %) and m6id.2xlarge's master behind a replica at 85 % (-3.2 -> -11.0 %: "
               "its mean backlog now right, its write transactions' p99 short). The RAID 0 "
-              "replicas at 85 % are -6.0 to +4.8 % (bench/README.md).",
+              "replicas at 85 % are -5.0 to +5.5 % (bench/README.md).",
               "",
               "RAID 0 (advisor/sim/analytic/striping.py): a sequential stream (redo log, "
               "binlog, a replica's relay log) writes a whole chunk (512 KiB: 128 4-KiB log "

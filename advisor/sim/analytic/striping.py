@@ -181,7 +181,7 @@ def mixed(parts: list[tuple[float, Dist]]) -> Dist:
 # sqrt(2 lambda t), at 240-440 writes/s per log 240-330 writes over a 120-s run, about a whole
 # cycle round two members (256 writes of 4 KiB in 512 KiB chunks); so a run sees the placements
 # mixed, and the states are taken as one mixture (the replicas on RAID 0 at 85 % of their knee:
-# -7 to -11 % against the event simulation with the placements' p99s averaged, -2.5 to -6 % mixed).
+# -7 to -11 % against the event simulation with the placements' p99s averaged, -2 to -6 % mixed).
 PLACEMENTS = 64  # placements averaged over: a rank-1 lattice of the streams' relative phases
 PHASE_POINTS = 2048  # times at which a placement's assignment of streams to members is read
 PHASE_CYCLES = 4  # ... over this many cycles of the longest dwell round the members
@@ -364,6 +364,7 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
 # where a member's load reaches this utilisation in some state: below it every state settles
 # within a dwell and the steady states stand.
 CYCLE_FROM = 0.9
+CYCLE_PLACEMENTS = 32  # the placements' lattice's first points, each run through the cycle
 
 
 def _level(rho: float, loads: list[float], members: int, on: tuple[int, ...]) -> float:
@@ -390,7 +391,7 @@ def _cycle(plan: SimPlan, found: list[Stream], w: "LimitWait", loads: list[float
     if _level(w.rho, loads, members, (1,) * k) < CYCLE_FROM:
         return None
     q = STEPS_PER_DWELL * members
-    count = PLACEMENTS if k > 1 else 1
+    count = CYCLE_PLACEMENTS if k > 1 else 1
     t = (np.arange(q) + 0.5) / q * members * dwell
     phases = np.zeros((count, k))
     if k > 1:

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 CELLS = 160  # cells of the backlog's grid
-STEPS_PER_DWELL = 32  # time steps per dwell (the transition over a step is exact)
+STEPS_PER_DWELL = 16  # time steps per dwell (the transition over a step is exact)
 MAX_CYCLES = 40  # cycles run at most to the periodic state
 PERIODIC_TOL = 1e-7  # ... stopping once a cycle changes no cell's mass by more than this
 
@@ -41,13 +41,14 @@ def _normal_cdf(z: NDArray[np.float64]) -> NDArray[np.float64]:
     return out
 
 
-def _exp_times_cdf(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
-    """exp(a) Phi(b), without overflow where a is large and b very negative (Mills' ratio)."""
-    far = b < -8.0
-    bb = np.where(far, b, -8.0)
-    log_tail = -bb**2 / 2 - np.log(-bb * math.sqrt(2 * math.pi)) + np.log1p(-1 / bb**2)
-    near = np.exp(np.minimum(a, 700.0)) * _normal_cdf(np.where(far, 0.0, b))
-    out: NDArray[np.float64] = np.where(far, np.exp(np.minimum(a + log_tail, 700.0)), near)
+def _log_normal_cdf(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """log Phi(z), finite far into the lower tail (Mills' ratio below -8)."""
+    far = z < -8.0
+    zz = np.where(far, z, -8.0)
+    tail = -zz**2 / 2 - np.log(-zz * math.sqrt(2 * math.pi)) + np.log1p(-1 / zz**2)
+    with np.errstate(divide="ignore"):
+        near = np.log(_normal_cdf(np.where(far, 0.0, z)))
+    out: NDArray[np.float64] = np.where(far, tail, near)
     return out
 
 
@@ -55,13 +56,15 @@ def kernel(drift: float, var: float, dt: float, h: float, n: int) -> NDArray[np.
     """(n, n) transition matrix over `dt` of reflected Brownian motion (drift, variance rate
     var) between cells of width h: from each cell's middle to each cell, the last cell taking
     everything above it. P(X_t <= y | X_0 = x) = Phi((y - x - m) / s) - exp(2 drift y / var)
-    Phi((-y - x - m) / s), m = drift dt, s = sqrt(var dt) (Harrison)."""
-    x = (np.arange(n) + 0.5) * h
-    y = np.arange(1, n) * h  # the inner edges
+    Phi((-y - x - m) / s), m = drift dt, s = sqrt(var dt) (Harrison). On the grid y - x and
+    y + x take a few values each (in half cells), so Phi is evaluated on those alone."""
     m, s = drift * dt, math.sqrt(var * dt)
-    first = _normal_cdf(((y[None, :] - x[:, None]) - m) / s)
-    second = _exp_times_cdf(np.broadcast_to(2 * drift * y / var, (n, n - 1)),
-                            ((-y[None, :] - x[:, None]) - m) / s)
+    i = np.arange(n)[:, None]
+    j = np.arange(1, n)[None, :]  # the inner edges y = j h, from the cells' middles (i + 1/2) h
+    halves = np.arange(-2 * n, 4 * n + 1)  # y - x and y + x in half cells
+    first = _normal_cdf((halves * h / 2 - m) / s)[2 * (j - i) - 1 + 2 * n]
+    log_second = _log_normal_cdf((-halves * h / 2 - m) / s)[2 * (j + i) + 1 + 2 * n]
+    second = np.exp(np.minimum(2 * drift * (j * h) / var + log_second, 700.0))
     cdf = np.clip(first - second, 0.0, 1.0)
     cdf = np.maximum.accumulate(cdf, axis=1)
     full = np.concatenate((np.zeros((n, 1)), cdf, np.ones((n, 1))), axis=1)
@@ -127,13 +130,18 @@ def cycle(levels: NDArray[np.float64], states: NDArray[np.int64], members: int, 
     start = np.exp(-mids / max(widest, h))  # a steady state's shape to start from
     x = np.tile(start / start.sum(), (count, 1))
     snaps = np.zeros((q, count, CELLS))
+    groups = []  # each step's placements by level: (kernel, their rows)
+    for step in range(q):
+        col = levels[:, step]
+        groups.append([(kernels[float(u)], np.flatnonzero(col == u)) for u in np.unique(col)])
     for _ in range(MAX_CYCLES):
         before = x.copy()
-        for step in range(q):
-            col = levels[:, step]
-            for u in np.unique(col):
-                rows = col == u
-                x[rows] = x[rows] @ kernels[float(u)]
+        for step, parts in enumerate(groups):
+            if len(parts) == 1:
+                x = x @ parts[0][0]
+            else:
+                for kern, rows in parts:
+                    x[rows] = x[rows] @ kern
             snaps[step] = x
         if float(np.abs(x - before).max()) < PERIODIC_TOL:
             break
@@ -141,19 +149,24 @@ def cycle(levels: NDArray[np.float64], states: NDArray[np.int64], members: int, 
     tail = np.cumsum(snaps[..., ::-1], axis=-1)[..., ::-1]
     surv = np.concatenate((tail, np.zeros((q, count, 1))), axis=-1)
     per_member = q // members
-    acc: dict[tuple[int, float], NDArray[np.float64]] = {}
-    counts: dict[tuple[int, float], int] = {}
-    for step in range(q):
-        for k in range(members):
-            own = (step - k * per_member) % q  # member k now is member 0 then
-            for p in range(count):
-                key = (int(states[p, step]), float(levels[p, own]))
-                if key in acc:
-                    acc[key] += surv[own, p]
-                    counts[key] += 1
-                else:
-                    acc[key] = surv[own, p].copy()
-                    counts[key] = 1
+    # Member k at each time is member 0 k dwells earlier (round robin): its levels and survival
+    # are member 0's shifted by k dwells; each (state, level) key averages what it met.
+    level_ids, level_of = np.unique(levels, return_inverse=True)
+    level_of = level_of.reshape(levels.shape)
+    state_t = states.T  # (time, placement)
+    keyed: list[NDArray[np.int64]] = []
+    seen: list[NDArray[np.float64]] = []
+    for k in range(members):
+        shift = k * per_member
+        keyed.append((state_t * level_ids.size + np.roll(level_of.T, shift, axis=0)).ravel())
+        seen.append(np.roll(surv, shift, axis=0).reshape(-1, CELLS + 1))
+    found, inverse = np.unique(np.concatenate(keyed), return_inverse=True)
+    onehot = np.zeros((found.size, inverse.size))
+    onehot[inverse, np.arange(inverse.size)] = 1.0
+    sums = onehot @ np.concatenate(seen)
+    counts = onehot.sum(axis=1)
+    acc = {(int(key) // level_ids.size, float(level_ids[int(key) % level_ids.size])):
+           sums[i] / counts[i] for i, key in enumerate(found)}
     keys = tuple(acc)
     steady: dict[float, NDArray[np.float64]] = {}
     for u, kern in kernels.items():
@@ -164,8 +177,8 @@ def cycle(levels: NDArray[np.float64], states: NDArray[np.int64], members: int, 
             m = np.maximum(np.linalg.solve(a, b), 0.0)
             steady[u] = np.concatenate((np.cumsum(m[::-1])[::-1], [0.0]))
     edges = np.arange(CELLS + 1, dtype=np.float64) * float(h)
-    return Cycle(edges=edges, keys=keys,
-                 survival=np.array([acc[k] / counts[k] for k in keys]), steady=steady)
+    return Cycle(edges=edges, keys=keys, survival=np.array([acc[k] for k in keys]),
+                 steady=steady)
 
 
 def tail_rate(ys: NDArray[np.float64], surv: NDArray[np.float64]) -> float | None:
