@@ -2,24 +2,26 @@
 
 On RAID 0 a sequential stream (a replica's relay log, redo log, binlog) writes one chunk to a
 member and moves on, round robin (`advisor.sim.analytic.striping`): a member's load is a square
-wave, and with several streams of one rate, each array holds its streams' phases for good, so a
-member's load runs through the same cycle of levels again and again (one level while it carries
-all of them, another while it carries none, ...). `striping.followed_shares` takes each level as
-a steady state at the utilisation the queue would follow in it, which holds where the backlog
-settles within a dwell. Near saturation it does not: at a level just under 1 the backlog has not
-reached its steady tail when the streams move on (the steady state over-waits), and at a level
-over 1 it grows for the whole dwell, while a steady state cannot exceed 1 (it under-waits). In
-the event simulation of a replica on RAID 0 2xgp3 35 GiB at 1,870 tps, a member carrying its
-three logs is offered 1.05 of its IOPS for 0.29 s at a time.
+wave, and with several streams of one rate it runs through a cycle of levels (one while it
+carries all of them, another while it carries none, ...), in an order set by the streams'
+relative phases. `striping.followed_shares` takes each level as a steady state at the
+utilisation the queue would follow in it, which holds where the backlog settles within a dwell.
+Near saturation it does not: at a level just under 1 the backlog has not reached its steady tail
+when the streams move on (the steady state over-waits), and at a level over 1 it grows for the
+whole dwell, while a steady state cannot exceed 1 (it under-waits). In the event simulation of a
+replica on RAID 0 2xgp3 35 GiB at 1,870 tps, a member carrying its three logs is offered 1.02 of
+its IOPS for tenths of a second at a time, and what the member after a busy state finds is the
+backlog that state left.
 
 Here the backlog V (seconds of the limit's work) is reflected Brownian motion whose drift is the
-level's utilisation less 1 and whose variance rate is the limit's, scaled with the level's load,
-run through the cycle to its periodic state (the transition over a time step is exact, Harrison's
-formula for the reflected process). What it gives is a correction: the time-average of P(V > x)
-over each state of the streams, divided by the same process's steady survival at the utilisation
-the steady state was taken at, multiplies that steady state's survival (`waits.transient_wait`),
-so the steady state's own shape (the M/G/1 lattice, clusters, tolerance) stands where the level
-settles and only its slow dynamics change. Nothing is fitted.
+level's utilisation less 1 and whose variance rate is fitted to the level's steady wait (the
+rate its tail decays at, 2 (1 - u) / v), run through each placement's cycle of levels to its
+periodic state (the transition over a time step is exact: Harrison's formula for the reflected
+process). The time-average of P(V > x) over each state of the streams, times the level's steady
+wait over the same process's own steady state (`steady_shaped`), is the state's wait: the steady
+wait's shape (the M/G/1 lattice, clusters, the idle chance) stands where the level settles, and
+only its slow dynamics change. Checked against the event simulation's own I/Os replayed through
+the members (bench/member_cycle.py; tests/sim/test_member_cycle.py). Nothing is fitted.
 """
 
 import math
