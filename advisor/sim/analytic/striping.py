@@ -224,6 +224,28 @@ def _blocks(mem: NDArray[np.int64]) -> NDArray[np.int64]:
     return label
 
 
+def _carriers(period: NDArray[np.float64], members: int, t: NDArray[np.float64],
+              count: int) -> NDArray[np.int64]:
+    """(placement, time, stream): the member carrying each stream at each of the times `t` in
+    each of `count` placements (round robin: stream i on member floor((t + phi_i) / T_i) mod
+    members; phase 0 for the first stream, the others' from `_lattice`)."""
+    k = period.size
+    phases = np.zeros((count, k))
+    if k > 1:
+        phases[:, 1:] = _lattice(k - 1, count) * members * period[None, 1:]
+    mem = np.floor((t[None, :, None] + phases[:, None, :]) / period[None, None, :])
+    out: NDArray[np.int64] = mem.astype(np.int64) % members
+    return out
+
+
+def _grouping_keys(mem: NDArray[np.int64]) -> NDArray[np.int64]:
+    """Each row's grouping of the streams by member (`_blocks`) as one number, over the last
+    axis of `mem` (the streams)."""
+    k = mem.shape[-1]
+    out: NDArray[np.int64] = _blocks(mem.reshape(-1, k)) @ (k ** np.arange(k))
+    return out
+
+
 @lru_cache(maxsize=256)
 def placement_shares(dwells: tuple[float, ...], members: int,
                      ) -> tuple[tuple[tuple[int, ...], ...], NDArray[np.float64]]:
@@ -235,13 +257,8 @@ def placement_shares(dwells: tuple[float, ...], members: int,
     horizon = members * float(period.max()) * PHASE_CYCLES
     t = (np.arange(PHASE_POINTS) + 0.5) / PHASE_POINTS * horizon
     count = PLACEMENTS if k > 1 else 1
-    phases = np.zeros((count, k))
-    if k > 1:
-        phases[:, 1:] = _lattice(k - 1, count) * members * period[None, 1:]
-    mem = np.floor((t[None, :, None] + phases[:, None, :]) / period[None, None, :])
-    labels = _blocks((mem.astype(np.int64) % members).reshape(-1, k))
-    keys = labels @ (k ** np.arange(k))
-    found, inverse = np.unique(keys, return_inverse=True)
+    found, inverse = np.unique(_grouping_keys(_carriers(period, members, t, count)),
+                               return_inverse=True)
     shares = np.zeros((count, found.size))
     np.add.at(shares, (np.repeat(np.arange(count), PHASE_POINTS), inverse.ravel()), 1.0)
     shares /= PHASE_POINTS
@@ -355,7 +372,7 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
     merged = np.zeros((shares.shape[0], len(out)))
     for i, c in enumerate(column):
         merged[:, c] += shares[:, i]
-    if all(st.log < 0 for st in found):  # independent streams: their phases wander (above)
+    if _independent(found):  # their phases wander (above)
         merged = merged.mean(axis=0, keepdims=True)
     return Placed(states=out, shares=merged)
 
@@ -365,6 +382,12 @@ def placed(plan: SimPlan, mix: Mix, x: float, rates: list[float], waits: list["L
 # within a dwell and the steady states stand.
 CYCLE_FROM = 0.9
 CYCLE_PLACEMENTS = 32  # the placements' lattice's first points, each run through the cycle
+
+
+def _independent(found: list[Stream]) -> bool:
+    """Every stream is background work at a fixed rate (a replica's logs: the event simulation
+    issues each as a stream of its own, none grouped with the foreground's commits)."""
+    return all(st.at[0] < 0 for st in found)
 
 
 def _level(rho: float, loads: list[float], members: int, on: tuple[int, ...]) -> float:
@@ -385,7 +408,7 @@ def _cycle(plan: SimPlan, found: list[Stream], w: "LimitWait", loads: list[float
 
     k = len(found)
     dwell = found[0].dwell_s
-    if any(st.log >= 0 or st.at[0] >= 0 for st in found) \
+    if not _independent(found) \
             or any(abs(st.dwell_s / dwell - 1) > 1e-6 for st in found) or w.corr_s <= 0:
         return None
     if _level(w.rho, loads, members, (1,) * k) < CYCLE_FROM:
@@ -393,16 +416,11 @@ def _cycle(plan: SimPlan, found: list[Stream], w: "LimitWait", loads: list[float
     q = STEPS_PER_DWELL * members
     count = CYCLE_PLACEMENTS if k > 1 else 1
     t = (np.arange(q) + 0.5) / q * members * dwell
-    phases = np.zeros((count, k))
-    if k > 1:
-        phases[:, 1:] = _lattice(k - 1, count) * members * dwell
-    mem = (np.floor((t[None, :, None] + phases[:, None, :]) / dwell).astype(np.int64)
-           % members)  # (placement, time, stream): the member carrying it
+    mem = _carriers(np.full(k, dwell), members, t, count)
     on0 = (mem == 0).astype(np.int64)
     r = np.array(loads)
     levels = np.round(w.rho + ((members * on0 - 1) * r).sum(axis=2), 9)
-    labels = _blocks(mem.reshape(-1, k))
-    keys = labels @ (k ** np.arange(k))
+    keys = _grouping_keys(mem)
     state_of = {sum(b * k**i for i, b in enumerate(g)): column[j]
                 for j, g in enumerate(groupings)}
     states = np.array([state_of.get(int(key), -1) for key in keys]).reshape(count, q)

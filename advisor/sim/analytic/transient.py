@@ -76,12 +76,11 @@ def kernel(drift: float, var: float, dt: float, h: float, n: int) -> NDArray[np.
 
 @dataclass(frozen=True, slots=True)
 class Cycle:
-    """A member's time-average backlog survival by (state, member level): `survival[i]` on the
-    cell edges `edges` for key `keys[i]`."""
+    """A member's time-average backlog survival by (state, member level), on the cell edges
+    `edges`."""
 
     edges: NDArray[np.float64]
-    keys: tuple[tuple[int, float], ...]
-    survival: NDArray[np.float64]
+    survival: dict[tuple[int, float], NDArray[np.float64]]
     # Each level's steady survival on the same grid (below saturation): what the same process
     # settles at if the level lasts, discretisation and all.
     steady: dict[float, NDArray[np.float64]]
@@ -98,12 +97,16 @@ class Cycle:
                      ) -> NDArray[np.float64] | None:
         """The time-average P(V > level) in `key` at each of `levels` (0 above the grid); None
         where the cycle never met `key`."""
-        try:
-            i = self.keys.index(key)
-        except ValueError:
+        got = self.survival.get(key)
+        if got is None:
             return None
-        out: NDArray[np.float64] = np.interp(levels, self.edges, self.survival[i], right=0.0)
+        out: NDArray[np.float64] = np.interp(levels, self.edges, got, right=0.0)
         return out
+
+    @property
+    def keys(self) -> tuple[tuple[int, float], ...]:
+        """The (state, member level) pairs the cycle met."""
+        return tuple(self.survival)
 
 
 def cycle(levels: NDArray[np.float64], states: NDArray[np.int64], members: int, dwell_s: float,
@@ -169,7 +172,6 @@ def cycle(levels: NDArray[np.float64], states: NDArray[np.int64], members: int, 
     counts = onehot.sum(axis=1)
     acc = {(int(key) // level_ids.size, float(level_ids[int(key) % level_ids.size])):
            sums[i] / counts[i] for i, key in enumerate(found)}
-    keys = tuple(acc)
     steady: dict[float, NDArray[np.float64]] = {}
     for u, kern in kernels.items():
         if u < 1:  # the kernel's fixed point: m (K - I) = 0, sum m = 1
@@ -179,8 +181,7 @@ def cycle(levels: NDArray[np.float64], states: NDArray[np.int64], members: int, 
             m = np.maximum(np.linalg.solve(a, b), 0.0)
             steady[u] = np.concatenate((np.cumsum(m[::-1])[::-1], [0.0]))
     edges = np.arange(CELLS + 1, dtype=np.float64) * float(h)
-    return Cycle(edges=edges, keys=keys, survival=np.array([acc[k] for k in keys]),
-                 steady=steady)
+    return Cycle(edges=edges, survival=acc, steady=steady)
 
 
 def tail_rate(ys: NDArray[np.float64], surv: NDArray[np.float64]) -> float | None:
