@@ -17,7 +17,6 @@ their times drawn at random (the M/G/1 value); and the model's E[V] (its M/G/1 v
 `_chain_scale`).
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -44,7 +43,7 @@ from workloads.mysql_run import Deployment, build_servers  # noqa: E402
 from workloads.mysql_shape import shape_of  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from kernel_spy import kernel_arrays  # noqa: E402
+from kernel_spy import kernel_arrays, seeds_args  # noqa: E402
 
 CASES = (("r6id.xlarge:store", 0, 8731.0), ("m6id.2xlarge:store", 1, 11859.0),
          ("m5d.large:store", 0, 4570.0))
@@ -121,12 +120,7 @@ def measure(spec: str, replicas: int, tps: float, seeds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=2)
-    ap.add_argument("--format", choices=("table", "json"), default="table")
-    args = ap.parse_args(argv)
-    if not 1 <= args.seeds <= 20:
-        ap.error("--seeds must be 1..20")
+    args = seeds_args(__doc__, argv, default=2, most=20)
     out = [measure(spec, r, tps, args.seeds) for spec, r, tps in CASES]
     if args.format == "json":
         print(json.dumps(out, indent=2))

@@ -7,6 +7,7 @@ and the background I/Os' ops, sizes, offsets and issue times (those not issued y
 kernel's argument order is its own (`advisor.sim.kernel.run_events`); a change there fails here
 loudly (a wrong array has the wrong length or dtype)."""
 
+import argparse
 from typing import Any
 
 from advisor.sim import des, kernel
@@ -33,3 +34,16 @@ def kernel_arrays(plan: Any, server: Any, layout: Any, seed: int, *, duration_s:
     finally:
         kernel.run_events = events
     return got
+
+
+def seeds_args(doc: str, argv: list[str] | None, *, default: int,
+               most: int) -> argparse.Namespace:
+    """`--seeds` (1..most) and `--format` (table or json) of a bench replaying the kernel's
+    arrays; `doc`'s first line describes it."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=default)
+    ap.add_argument("--format", choices=("table", "json"), default="table")
+    args = ap.parse_args(argv)
+    if not 1 <= args.seeds <= most:
+        ap.error(f"--seeds must be 1..{most}")
+    return args

@@ -18,7 +18,6 @@ cycle, `waits.array_states`, averaged over placements as the engine takes a p99)
 beside it.
 """
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -45,7 +44,7 @@ from workloads.mysql_run import Deployment, build_servers  # noqa: E402
 from workloads.mysql_shape import shape_of  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from kernel_spy import kernel_arrays  # noqa: E402
+from kernel_spy import kernel_arrays, seeds_args  # noqa: E402
 
 CASES = (("c5.large:raid0:2xgp3:35GiB", 50, 1013.2), ("r5.xlarge:raid0:2xgp3:35GiB", 50, 1870.0),
          ("c5.large:raid0:2xgp3:325GiB", 500, 860.2),
@@ -162,12 +161,7 @@ def measure(spec: str, data_gb: float, tps: float, seeds: int) -> dict[str, Any]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=4)
-    ap.add_argument("--format", choices=("table", "json"), default="table")
-    args = ap.parse_args(argv)
-    if not 1 <= args.seeds <= 40:
-        ap.error("--seeds must be 1..40")
+    args = seeds_args(__doc__, argv, default=4, most=40)
     out = [measure(spec, data, tps, args.seeds) for spec, data, tps in CASES]
     if args.format == "json":
         print(json.dumps(out, indent=2))
