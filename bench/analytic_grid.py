@@ -577,6 +577,27 @@ def document(rows: list[Row], skipped: list[tuple[Cell, str]], command: str,
               "its mean backlog now right, its write transactions' p99 short). The RAID 0 "
               "replicas at 85 % are -5.0 to +5.5 % (bench/README.md).",
               "",
+              "A request's chain that died keeps its spread (2026-12-01, twentieth session): "
+              "`waits._regressed_sum` took every chain of waits that died before the request's "
+              "last I/O at the mean of its sums, then added the fresh waits after it. On "
+              "instance store a master's two commits come last and wait only beyond the "
+              "write-back cache, so most chains die at them, and the reads' tail was averaged "
+              "away: the m5d.large store master behind a replica at 60 % had its write "
+              "transactions' summed waits at 1.75 ms at p99 with the commits and 2.17 ms "
+              "without (the event simulation's, replayed through the device: 2.25 ms), and "
+              "was -13.3 %. Now each sum is kept and the fresh waits are added to it as an "
+              "independent sum: 250 -> 251 of 258 (that master -13.3 -> -4.0 %; the instance-"
+              "store masters behind a replica at 30 % -1.8 / -4.5 / -5.5 -> +2.1 / -0.9 / "
+              "-0.2 %). A deployment's percentiles are now read from its servers' mixture on "
+              "probability bins, so they fall when any server gets faster (read between the "
+              "servers' raw points, a faster replica's point between two of the master's bent "
+              "the interpolation). Measured and not adopted (bench/log_merges.py): a master's "
+              "log writes merged on the device as the event simulation charges them (the log "
+              "charge per commit within 2 % of its, where whole writes are 2-17 % over): "
+              "sysbench-oltp-wo at 85 % comes in (+23.7 -> +2.4 %), but 8 masters behind a "
+              "replica at 85 % that lean on the whole-write charge go out (-2.3..-9.5 -> "
+              "-10.1..-12.3 %): 246 of 258.",
+              "",
               "RAID 0 (advisor/sim/analytic/striping.py): a sequential stream (redo log, "
               "binlog, a replica's relay log) writes a whole chunk (512 KiB: 128 4-KiB log "
               "writes, tenths of a second) to one member before it moves on, so a member "

@@ -7,7 +7,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from advisor.sim.analytic.dist import Dist, empty_summary, mixture, summary_ms
+from advisor.sim.analytic.dist import (
+    KEEP_EDGES,
+    Dist,
+    bin_sorted,
+    empty_summary,
+    mixture,
+    summary_ms,
+)
 from advisor.sim.analytic.mix import MIB, Mix, pattern_mix
 from advisor.sim.analytic.mva import binding_capacity, saturation
 from advisor.sim.analytic.phases import Phase, latency_dist, run_phases
@@ -71,6 +78,15 @@ def _summary(d: Dist) -> LatencySummary:
     return LatencySummary.of(summary_ms(d))
 
 
+def _kept(d: Dist) -> Dist:
+    """d (sorted) on KEEP_EDGES' bins: each bin the mean of the quantile function over it, so a
+    mixture's percentiles fall when any of its parts gets faster. Read between the parts' raw
+    points they need not: a point of a fast server between two of a slow one's bends the
+    interpolation (a deployment's p99 on r5.large gp3 500 GiB at 550 tps was 9.93 ms with 2
+    replicas and 10.01 ms with 3, each faster, 2026-12-01)."""
+    return Dist(*bin_sorted(d.values, d.weights, KEEP_EDGES), d.mean)
+
+
 def combine_dists(parts: list[tuple[float, MixLevel]]) -> Latency:
     """Latency percentiles over several servers, weighted by their request rates."""
     out = {}
@@ -82,7 +98,8 @@ def combine_dists(parts: list[tuple[float, MixLevel]]) -> Latency:
             if rate * share > 0:
                 weighted.append((rate * share, m.all if key == "transaction"
                                  else getattr(m, key)))
-        out[key] = (_summary(mixture(weighted)) if weighted
+        out[key] = (_summary(weighted[0][1] if len(weighted) == 1 else _kept(mixture(weighted)))
+                    if weighted
                     else LatencySummary.of(empty_summary()))
     return Latency(**out)
 
