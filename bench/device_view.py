@@ -32,11 +32,11 @@ from numba import njit  # noqa: E402
 from advisor.layout import resolve  # noqa: E402
 from advisor.sim import des  # noqa: E402
 from advisor.sim.analytic import waits  # noqa: E402
-from advisor.sim.analytic.commit import with_group_commit  # noqa: E402
+from advisor.sim.analytic.commit import commit_rates, with_group_commit  # noqa: E402
 from advisor.sim.analytic.engine import steady_phase  # noqa: E402
 from advisor.sim.analytic.mix import build_mix  # noqa: E402
 from advisor.sim.plan import compile_plan  # noqa: E402
-from advisor.sim.source import OP_FLUSH, OP_READ  # noqa: E402
+from advisor.sim.source import OP_COMMIT, OP_FLUSH, OP_READ  # noqa: E402
 from advisor.userfiles import load_catalog  # noqa: E402
 from workloads.mysql import MysqlParams  # noqa: E402
 from workloads.mysql_run import Deployment, build_servers  # noqa: E402
@@ -62,6 +62,37 @@ def _found(t, cost, ahead):  # type: ignore[no-untyped-def]
     return out
 
 
+QUANTILES = (0.5, 0.9, 0.99, 0.999)
+
+
+def _commit_times(g: dict[str, Any], n: int) -> np.ndarray:
+    """Each write transaction's commit time in one batch (seconds): from its first commit's
+    issue to its last one's completion, the group commits' waits included."""
+    first, op = g["first"][:n + 1], g["op"]
+    out = []
+    for i in range(n):
+        c = np.flatnonzero(op[first[i]:first[i + 1]] == OP_COMMIT) + first[i]
+        if c.size and g["issue"][c[0]] >= 5.0:  # after the warm-up
+            out.append(g["done"][c].max() - g["issue"][c[0]])
+    return np.array(out)
+
+
+def model_commit_ms(mix: Any, x: float, limits: list[Any]) -> dict[str, list[float]]:
+    """The model's commit time of the write class (its ordered commit), its flushes as their
+    service and as `waits._flushes_waiting` lengthens them, at QUANTILES."""
+    wait = waits.io_wait(limits)
+    rates = commit_rates(mix, x)
+    out = {}
+    cls = next(c for c in mix.classes if sum(io.op == OP_COMMIT for io in c.ios) == 2)
+    for name, c in (("model, flushes as their service", cls),
+                    ("model, flushes waiting beyond the cache",
+                     waits._flushes_waiting(cls, limits, wait))):
+        redo, binlog = (io for io in c.ios if io.op == OP_COMMIT)
+        d = waits.ordered_commit(redo.service, binlog.service, rates[redo.log])
+        out[name] = [round(d.quantile(q) * 1000, 3) for q in QUANTILES]
+    return out
+
+
 def measure(spec: str, replicas: int, tps: float, seeds: int) -> dict[str, Any]:
     catalog = load_catalog(use_env=False)
     layout = resolve(spec, catalog)
@@ -72,12 +103,14 @@ def measure(spec: str, replicas: int, tps: float, seeds: int) -> dict[str, Any]:
     plan = compile_plan(layout, catalog)
     _, _, devf, devm = plan.packed()
     found: dict[str, list[np.ndarray]] = {}
+    commit_ms: list[np.ndarray] = []
     rng = np.random.default_rng(0)
     for seed in range(1, seeds + 1):
         g = kernel_arrays(plan, server, layout, seed)[0]
         n = g["ran"]
         k = int(g["first"][n])
         op = g["op"][:k]
+        commit_ms.append(_commit_times(g, n) * 1000)
         dev = des._device_ios(op, g["aux"][:k], g["done"][:k])
         ft = g["issue"][:k][dev]
         lo, hi = float(ft.min()), float(ft.max())
@@ -113,9 +146,13 @@ def measure(spec: str, replicas: int, tps: float, seeds: int) -> dict[str, Any]:
     last = steady_phase(plan, mix, rate=server.rate_tps, duration_s=120)
     got = waits.limit_waits(plan, mix, last.x, list(last.rates))
     model = next(w for w in got if w.limit == 0)
+    commits = np.concatenate(commit_ms)
     return {"layout": spec, "replicas": replicas, "tps": tps, "seeds": seeds,
             "found_ms": {k: round(float(np.concatenate(v).mean()) * 1000, 4)
                          for k, v in found.items()},
+            "commit_ms": {"event simulation": [round(float(x), 3)
+                                               for x in np.quantile(commits, QUANTILES)],
+                          **model_commit_ms(mix, last.x, got)},
             "model_mean_wait_ms": round(model.wait_dist().mean * 1000, 4)}
 
 
@@ -131,6 +168,10 @@ def main(argv: list[str] | None = None) -> int:
         for k, v in sorted(r["found_ms"].items()):
             print(f"  event simulation, {k:22s} {v:.4f}")
         print(f"  model, a read's mean wait (E[V])         {r['model_mean_wait_ms']:.4f}")
+        print("  a write transaction's commit time, ms at "
+              + " / ".join(f"p{q * 100:g}" for q in QUANTILES))
+        for k, v in r["commit_ms"].items():
+            print(f"    {k:42s} {' / '.join(f'{x:.3f}' for x in v)}")
     return 0
 
 

@@ -1159,9 +1159,29 @@ def class_latency(mix: Mix, cls: ClassParts, x: float, wait: Dist,
     """One class's request time at `x` requests/s: its I/Os' services (a commit's flush joins
     its log's group commit) plus its summed waits at each of `limits` (`limit_wait_sum`; `wait`:
     one I/O's wait over all of them, which spaces the I/Os)."""
-    services = class_services(mix, cls, x)
+    services = class_services(mix, _flushes_waiting(cls, limits, wait), x)
     waits = class_waits(cls, wait, limits)
     return services if waits is None else convolve(services, waits)
+
+
+def _flushes_waiting(cls: ClassParts, limits: list[LimitWait], wait: Dist) -> ClassParts:
+    """The class with each commit's flush lengthened by its group write's wait beyond a
+    device's write-back cache, where a limit acknowledges writes ahead (instance-store NVMe):
+    a group's write that waits holds its log, and every commit of the group, and those queued
+    behind it, wait with it. The write follows its request's last I/O, so it finds the backlog
+    a later I/O of a request does (`later_wait`, the chain's drain between I/Os)."""
+    ahead = [lw for lw in limits if lw.write_ahead_s > 0 and lw.p >= MIN_WAIT_P]
+    if not ahead or not any(io.op == 2 and io.rate > 0 for io in cls.ios):
+        return cls
+    beyond = ZERO
+    for lw in ahead:
+        later = limit_chain(cls, lw, wait).later
+        assert later is not None
+        beyond = convolve(beyond, ahead_of(later, lw.write_ahead_s))
+    if float(beyond.values[-1]) <= 0:
+        return cls
+    return replace(cls, ios=tuple(replace(io, service=convolve(io.service, beyond), sums={})
+                                  if io.op == 2 else io for io in cls.ios))
 
 
 def class_services(mix: Mix, cls: ClassParts, x: float) -> Dist:
