@@ -1175,8 +1175,7 @@ def _flushes_waiting(cls: ClassParts, limits: list[LimitWait], wait: Dist) -> Cl
         return cls
     beyond = ZERO
     for lw in ahead:
-        later = limit_chain(cls, lw, wait).later
-        assert later is not None
+        later = limit_chain(cls, lw, wait).later or lw.wait_dist()
         beyond = convolve(beyond, ahead_of(later, lw.write_ahead_s))
     if float(beyond.values[-1]) <= 0:
         return cls
@@ -1306,7 +1305,7 @@ def _latencies_alike(mix: Mix, others: list[Mix], x: float,
     for other in others:
         parts = []
         for cls, w in zip(other.classes, summed, strict=True):
-            d = class_services(other, cls, x)
+            d = class_services(other, _flushes_waiting(cls, waits, wait), x)
             parts.append((cls.probability,
                           (d if w is None else convolve(d, w)).shifted(other.extra_latency_s)))
         out.append(mixture(parts))
