@@ -14,7 +14,9 @@ write let in up to the cache's depth ahead), which gives the backlog each found.
 mean backlog found by background I/Os (Poisson: the time average), a request's first page
 read, its later page reads, and its commits' writes (redo log, binlog); the same I/Os with
 their times drawn at random (the M/G/1 value); and the model's E[V] (its M/G/1 value times
-`_chain_scale`).
+`_chain_scale`). Also a write transaction's commit time (its first commit's issue to its last
+one's completion, after the warm-up) against the model's ordered commit with each flush its
+service time and with it waiting beyond the cache (`waits._flushes_waiting`).
 """
 
 import json
@@ -43,7 +45,7 @@ from workloads.mysql_run import Deployment, build_servers  # noqa: E402
 from workloads.mysql_shape import shape_of  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
-from kernel_spy import kernel_arrays, seeds_args  # noqa: E402
+from kernel_spy import WARMUP_S, kernel_arrays, seeds_args  # noqa: E402
 
 CASES = (("r6id.xlarge:store", 0, 8731.0), ("m6id.2xlarge:store", 1, 11859.0),
          ("m5d.large:store", 0, 4570.0))
@@ -72,7 +74,7 @@ def _commit_times(g: dict[str, Any], n: int) -> np.ndarray:
     out = []
     for i in range(n):
         c = np.flatnonzero(op[first[i]:first[i + 1]] == OP_COMMIT) + first[i]
-        if c.size and g["issue"][c[0]] >= 5.0:  # after the warm-up
+        if c.size and g["issue"][c[0]] >= WARMUP_S:
             out.append(g["done"][c].max() - g["issue"][c[0]])
     return np.array(out)
 

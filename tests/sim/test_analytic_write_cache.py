@@ -11,12 +11,14 @@ from advisor.layout import resolve
 from advisor.sim.analytic import build_mix
 from advisor.sim.analytic.commit import with_group_commit
 from advisor.sim.analytic.dist import ZERO, Dist
+from advisor.sim.analytic.engine import steady_phase
 from advisor.sim.analytic.mix import Mix, pattern_mix
 from advisor.sim.analytic.queues import closed_split, open_split
 from advisor.sim.analytic.waits import Chain, ahead_of, limit_waits, regressed_sum
 from advisor.sim.plan import SimPlan, compile_plan
 from advisor.sim.source import IoPattern
 from advisor.userfiles import load_catalog
+from tests.bench_modules import load_bench
 from workloads.mysql import MysqlParams
 from workloads.mysql_run import Deployment, build_servers
 
@@ -142,8 +144,6 @@ def test_a_group_write_waiting_beyond_the_cache_holds_its_commits(
     it, wait with it (`waits._flushes_waiting`). The model's commit p99 was 15-26 % of the event
     simulation's with each flush its service time alone; with the flushes waiting it is 49-83 %
     (1.24 / 1.03 / 0.94 against 2.00 / 1.25 / 1.92 ms: the rest is not modelled yet)."""
-    from tests.bench_modules import load_bench
-
     device_view = load_bench("device_view")
     catalog = load_catalog()
     layout = resolve(spec, catalog)
@@ -152,8 +152,6 @@ def test_a_group_write_waiting_beyond_the_cache_holds_its_commits(
                            MysqlParams(tps=tps, data_gb=50.0, replicas=replicas), None)[0]
     mix = with_group_commit(build_mix(plan, server.request_classes(), server.background_specs()),
                             server.rate_tps)
-    from advisor.sim.analytic.engine import steady_phase
-
     last = steady_phase(plan, mix, rate=server.rate_tps, duration_s=120)
     got = limit_waits(plan, mix, last.x, list(last.rates))
     model = device_view.model_commit_ms(mix, last.x, got)
