@@ -2,22 +2,35 @@
 simulation against the analytic engine's chain (issue 10).
 
     .venv/bin/python bench/chain_stats.py [--layout c5.large:gp3:70GiB] [--data-gb 50]
-        [--tps 358] [--replicas 1] [--seeds 3] [--path-seed 1] [--format table|json]
+        [--tps 358] [--replicas 1] [--preset point-rw] [--seeds 3] [--path-seed 1]
+        [--windowed] [--format table|json]
 
 The deployment runs in the event simulation twice per seed (120 s after 5 s): as sized, and with
-the volume raised to 16,000 IOPS, where its IOPS limit holds nothing back. The kernel's service
+the volume raised to 16,000 IOPS (an io1/io2 volume: 32,000), where its IOPS limit holds nothing
+back. The kernel's service
 draws are keyed by the I/O, so an I/O's wait at the IOPS limit is its latency less its latency in
 the second run. Over the write transactions (those that commit) this gives
 
 - the chance that the k-th device I/O waits, and its mean wait when it does;
-- after an I/O that waited w, the chance the next one waits and its mean wait (the chain's
-  regression), and after one that did not;
+- after an I/O that waited w, the chance the next one waits, its mean wait (the chain's
+  regression), its standard deviation and p90, and after one that did not;
 - how many other transactions are in flight when an I/O waits, and when it does not;
 - the quantiles of a transaction's summed waits,
 
 and beside them the analytic engine's figures at that limit: the chance an I/O waits and its mean
 wait, the chain's carry and step, and the quantiles of a write transaction's summed waits there
 (`waits.limit_wait_sum`, which `waits.class_latency` takes at every limit).
+
+Beside the engine's chain (deterministic: w' = max(0, carry w + step)), an open-loop chain: two
+of a request's I/Os are d + w apart (d the spacing, w the first one's wait); the others' work
+reaching the limit in that window has mean rho (d + w) and variance Var A(d + w), so w' = max(0,
+rho w + own - (1 - rho) d + sqrt(Var A(d + w)) Z), Z normal. Var A(t) is X t, X the requests'
+second-moment rate with each request's I/Os taken whole (`waits._congested`), or with
+`--windowed` the variance of the work that falls in the window itself (each request by how many
+of its I/Os land in it, `waits._cluster_counts`). Its next wait's chance, mean, sd and p90 after
+each bin of w, and a write transaction's summed waits and its k-th I/O's chance to wait by Monte
+Carlo (400,000 transactions; the first wait the engine's, a chain that died restarted from the
+engine's later wait).
 
 Then the same I/Os as the engine's own input at that limit (`waits.limit_waits`: the background's
 Poisson I/Os and each class's requests as clusters at their offsets, a service and a mean wait
@@ -32,6 +45,7 @@ docs/analytic-vs-des.md's sampled chance refers to. About 5 s.
 import argparse
 import itertools
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -50,19 +64,30 @@ from advisor.sim.plan import compile_plan  # noqa: E402
 from advisor.userfiles import load_catalog  # noqa: E402
 from workloads.mysql import MysqlParams  # noqa: E402
 from workloads.mysql_run import Deployment, build_servers, flush_throttle_lag_s  # noqa: E402
-from workloads.mysql_shape import shape_of  # noqa: E402
+from workloads.mysql_shape import PRESETS, shape_of  # noqa: E402
 
 QUANTILES = (90.0, 95.0, 97.0, 98.0, 99.0, 99.5, 99.9)
 WAITED_S = 5e-6  # a wait under 5 us is none (the two runs' float round-off)
 BINS_MS = (0.0, 0.2, 0.5, 1.0, 2.0, np.inf)  # of the last I/O's wait, for the regression
 
 
+PRESET = ["point-rw"]  # the workload shape (`--preset`), for every run of this script
+
+
 def _server(spec: str, data_gb: float, tps: float, replicas: int) -> Any:
     catalog = load_catalog()
     layout = resolve(spec, catalog)
-    params = MysqlParams(tps=tps, data_gb=data_gb, replicas=replicas, shape=shape_of("point-rw"))
+    params = MysqlParams(tps=tps, data_gb=data_gb, replicas=replicas, shape=shape_of(PRESET[0]),
+                         reads_per_write=PRESETS[PRESET[0]].reads)
     dep = Deployment(master=layout, replica=layout if replicas else None)
     return catalog, layout, build_servers(dep, params, None)[0]
+
+
+def _unlimited(spec: str) -> str:
+    """The layout with its volume's IOPS raised so far that its IOPS limit holds nothing back
+    (an io1/io2 volume: to 32,000, within a 650 GiB volume's 50:1 ratio)."""
+    base = re.sub(r":\d+iops$", "", spec)
+    return base + (":32000iops" if re.search(r":io[12]:", spec) else ":16000iops")
 
 
 def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
@@ -82,7 +107,7 @@ def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
 
     kernel.run_events = spy
     try:
-        for now in (spec, f"{spec}:16000iops"):
+        for now in (spec, _unlimited(spec)):
             catalog, layout, server = _server(now, data_gb, tps, replicas)
             for seed in range(1, seeds + 1):
                 des.run_des(compile_plan(layout, catalog), server, duration_s=125.0,
@@ -95,7 +120,7 @@ def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
     places: list[int] = []
     pairs: list[tuple[float, float]] = []
     in_flight: dict[bool, list[int]] = {True: [], False: []}
-    for held, free in zip(runs[spec], runs[f"{spec}:16000iops"], strict=True):
+    for held, free in zip(runs[spec], runs[_unlimited(spec)], strict=True):
         n = min(held["ran"], free["ran"])
         k = int(held["first"][n])
         wait = ((held["done"][:k] - held["issue"][:k])
@@ -136,7 +161,9 @@ def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
                            "n": int(m.sum()),
                            "last_mean_ms": round(float(pr[m, 0].mean()), 3),
                            "next_waits": round(float((nxt > WAITED_S * 1000).mean()), 3),
-                           "next_mean_ms": round(float(nxt.mean()), 3)})
+                           "next_mean_ms": round(float(nxt.mean()), 3),
+                           "next_sd_ms": round(float(nxt.std()), 3),
+                           "next_p90_ms": round(float(np.quantile(nxt, 0.9)), 3)})
     s = np.array(sums)
     return {"transactions": int(s.size), "by_place": by_place, "regression": regression,
             "others_in_flight": {"waiting": round(float(np.mean(in_flight[True])), 2),
@@ -154,18 +181,119 @@ def _engine_input(spec: str, data_gb: float, tps: float, replicas: int) -> tuple
     return plan, mix, rates, server.rate_tps
 
 
+def _variance_rate(plan: Any, mix: Any, x: float, l: int, rate: float,
+                   mean_wait: float) -> Any:
+    """X, the second-moment rate of the work reaching limit l with each request's I/Os taken
+    whole (`waits._congested`, from the same input `waits.limit_waits` builds): the variance
+    rate of the open-loop work arriving there, Var A(t) = X t. With `--windowed`, Var A(t)
+    itself on waits.T_GRID (`_windowed`)."""
+    singles = [(x * io.rate * hit, work / rate) for io in mix.background
+               for hit, work in [waits._hit(plan, l, io)] if io.rate > 0 and hit > 0]
+    dev_classes = [c for c in mix.classes if waits._has_device(c)]
+    clus = []
+    for c, cl in zip(dev_classes, waits.class_clusters(mix, x, mean_wait), strict=True):
+        dev = [io for io in c.ios if io.op in waits.DEVICE_OPS and io.rate > 0]
+        n = sum(io.rate for io in dev)
+        hw = [(waits._hit(plan, l, io), io.rate / n) for io in dev]
+        h = sum(share * hit for (hit, _), share in hw)
+        a = sum(share * hit * work for (hit, work), share in hw) / max(h, 1e-12) / rate
+        a2 = sum(share * hit * work**2 for (hit, work), share in hw) / max(h, 1e-12) / rate**2
+        if h > 0 and a > 0:
+            clus.append((cl, h, a, a2))
+    if WINDOWED[0]:
+        return _windowed(singles, clus)
+    m, z = waits._congested(singles, clus, 0.0)
+    return m * z
+
+
+WINDOWED = [False]  # `--windowed`: the variance of the work in the window itself, not t X
+
+
+def _windowed(singles: list[tuple[float, float]], clus: list[Any]) -> Any:
+    """Var A(t) on waits.T_GRID: the work arriving at the limit in a window of length t, the
+    Poisson singles' r w^2 t and each class's requests by how many of their I/Os fall in the
+    window (`waits._cluster_counts`, the large deviations' windows), each reaching the limit
+    with chance h: E[(a Bin(n, h))^2] = a^2 (n h (1 - h) + n^2 h^2)."""
+    var = sum(r * w * w for r, w in singles) * waits.T_GRID
+    for cl, h, a, _ in clus:
+        for p, offsets in cl.shapes:
+            counts = waits._cluster_counts(tuple(offsets))
+            n = np.arange(counts.shape[1])
+            var = var + cl.rate * p * counts @ (a * a * (n * h * (1 - h) + n * n * h * h))
+    return var
+
+
 def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, Any]:
-    """The analytic engine's figures at the volume's IOPS limit (the module's docstring)."""
+    """The analytic engine's figures at the volume's IOPS limit (the module's docstring), and
+    the open-loop chain beside its own: between two of a request's I/Os, d + w apart (d the
+    spacing, w the wait), the others' work arriving at the limit has mean rho (d + w) and
+    variance X (d + w), so w' = max(0, rho w + own - (1 - rho) d + sqrt(X (d + w)) Z); its
+    summed waits by Monte Carlo (the first wait the engine's, a chain that died restarted from
+    the engine's later wait)."""
     plan, mix, rates, x = _engine_input(spec, data_gb, tps, replicas)
-    limits, _ = waits.spaced_waits(plan, mix, x, rates)  # as request_latency's
+    limits, mean_wait = waits.spaced_waits(plan, mix, x, rates)  # as request_latency's
     wait = waits.io_wait(limits)
     lw = next(w for w in limits if plan.limit_names[w.limit].endswith("volume IOPS"))
     cls = next(c for c in mix.classes if c.kind == 1)
     total = waits.limit_wait_sum(cls, lw, wait)
     chain = waits.limit_chain(cls, lw, wait)
+    spacing = cls.service.mean / sum(io.rate for io in cls.ios if io.op in waits.DEVICE_OPS)
+    open_chain = {"carry": lw.rho, "step_s": lw.own_s - (1 - lw.rho) * spacing,
+                  "spread_s": np.asarray(_variance_rate(plan, mix, x, lw.limit, rates[lw.limit],
+                                                        mean_wait)).tolist(),
+                  "spacing_s": spacing}
     return {"chance": round(lw.p, 4), "mean_ms": round(lw.theta_s * 1000, 3),
             "carry": round(chain.carry, 3), "step_ms": round(chain.step_s * 1000, 3),
-            "sum_ms": {str(q): round(total.quantile(q / 100) * 1000, 2) for q in QUANTILES}}
+            "engine_chain": {"carry": chain.carry, "step_s": chain.step_s},
+            "open_chain": open_chain,
+            "sum_ms": {str(q): round(total.quantile(q / 100) * 1000, 2) for q in QUANTILES},
+            "open_sum_ms": _open_sums(cls, lw, chain, open_chain)}
+
+
+def _open_next(chain: dict[str, float], w: float, n: int = 200_000) -> np.ndarray:
+    """Draws of the open-loop chain's next wait (ms) after a wait of w seconds."""
+    z = np.random.default_rng(0).standard_normal(n)
+    t = chain["spacing_s"] + w
+    out: np.ndarray = np.maximum(0.0, chain["carry"] * w + chain["step_s"]
+                                 + np.sqrt(_var(chain, t)) * z) * 1000
+    return out
+
+
+def _var(chain: dict[str, Any], t: Any) -> Any:
+    """The variance of the others' work arriving in t: spread_s t, or windowed on T_GRID."""
+    v = np.asarray(chain["spread_s"])
+    if v.ndim == 0:
+        return float(v) * t
+    return np.exp(np.interp(np.log(t), np.log(waits.T_GRID), np.log(np.maximum(v, 1e-30))))
+
+
+def _open_sums(cls: Any, lw: Any, chain: Any, open_chain: dict[str, float],
+               n: int = 400_000) -> dict[str, Any]:
+    """Quantiles of a write transaction's summed waits (ms) with the open-loop chain, by Monte
+    Carlo over the class's device I/O counts, and the chance its k-th I/O waits."""
+    rng = np.random.default_rng(0)
+    reads, writes = waits._device_pmfs(cls)
+    counts = waits._add_pmf(reads, writes)
+    k = rng.choice([c for c, _ in counts], size=n, p=[p for _, p in counts])
+
+    def draw(d: Any) -> np.ndarray:
+        return rng.choice(d.values, size=n, p=d.weights / d.weights.sum())
+
+    one = lw.wait_dist()
+    later = chain.later if chain.later is not None else one
+    w = draw(one)
+    total = w.copy()
+    chance = [float((w > 0).mean())]
+    for i in range(1, int(k.max())):
+        t = open_chain["spacing_s"] + w
+        nxt = np.maximum(0.0, open_chain["carry"] * w + open_chain["step_s"]
+                         + np.sqrt(_var(open_chain, t)) * rng.standard_normal(n))
+        w = np.where(w > 0, nxt, draw(later))
+        total += np.where(k > i, w, 0.0)
+        chance.append(float((w[k > i] > 0).mean()))
+    return {"by_place": [round(c, 4) for c in chance],
+            "sum_ms": {str(q): round(float(np.quantile(total, q / 100)) * 1000, 2)
+                       for q in QUANTILES}}
 
 
 PATH_IOS = 200_000  # I/Os of the sampled open-loop path
@@ -271,31 +399,50 @@ def table(out: dict[str, Any]) -> str:
     d, a = out["event_simulation"], out["analytic"]
     lines = [f"{out['layout']}, {out['data_gb']:g} GiB, {out['replicas']} replica(s), "
              f"{out['tps']:g} tps: {d['transactions']:,} write transactions", ""]
-    lines += _chain_tables(d)
+    lines += _chain_tables(d, a)
     o = d["others_in_flight"]
     lines += ["", f"Other transactions in flight at an I/O that waits: {o['waiting']}, at one "
               f"that does not: {o['not_waiting']}.",
               f"Analytic: an I/O waits {a['chance']:.2%}, {a['mean_ms']} ms on average; the "
-              f"chain's carry {a['carry']}, step {a['step_ms']} ms.", "",
+              f"chain's carry {a['carry']}, step {a['step_ms']} ms; the open-loop chain's carry "
+              f"{a['open_chain']['carry']:.3f}, step {a['open_chain']['step_s'] * 1000:.3f} ms, "
+              f"variance of the others' work in 1 ms "
+              f"{_var(a['open_chain'], 1e-3) * 1e6:.4f} ms^2, spacing "
+              f"{a['open_chain']['spacing_s'] * 1000:.3f} ms.", "",
               "| summed waits, quantile | " + " | ".join(d["sum_ms"]) + " |",
               "|---|" + "---|" * len(d["sum_ms"]),
               "| event simulation ms | " + " | ".join(str(v) for v in d["sum_ms"].values()) + " |",
-              "| analytic ms | " + " | ".join(str(v) for v in a["sum_ms"].values()) + " |"]
+              "| analytic ms | " + " | ".join(str(v) for v in a["sum_ms"].values()) + " |",
+              "| open-loop chain (Monte Carlo) ms | "
+              + " | ".join(str(v) for v in a["open_sum_ms"]["sum_ms"].values()) + " |", "",
+              "The open-loop chain's k-th I/O waits: "
+              + " / ".join(f"{c:.1%}" for c in a["open_sum_ms"]["by_place"]) + "."]
     o = out["open_loop"]
     lines += ["", f"The engine's input at that limit as an open-loop path ({o['ios']:,} I/Os over "
               f"{o['seconds']:g} s): an I/O waits {o['chance']:.2%}.", ""]
     return "\n".join(lines + _chain_tables(o))
 
 
-def _chain_tables(d: dict[str, Any]) -> list[str]:
+def _chain_tables(d: dict[str, Any], chains: dict[str, Any] | None = None) -> list[str]:
     """The chance by place and the regression, as Markdown lines."""
     lines = ["| k-th device I/O | waits | mean wait ms |", "|---|---|---|"]
     lines += [f"| {r['k']} | {r['chance']:.2%} | {r['mean_ms']} |" for r in d["by_place"]]
-    lines += ["", "| last wait ms | I/Os | next waits | next mean ms |", "|---|---|---|---|"]
+    lines += ["", "| last wait ms | I/Os | next waits | next mean ms | next sd ms | next p90 ms |"
+              " engine's chain: next ms | open-loop chain: waits / mean / sd / p90 ms |",
+              "|---|---|---|---|---|---|---|---|"]
     for r in d["regression"]:
         last = "none" if r["last_ms"] is None else \
             f"{r['last_ms'][0]:g}-{r['last_ms'][1] or ''} (mean {r['last_mean_ms']})"
-        lines.append(f"| {last} | {r['n']:,} | {r['next_waits']:.1%} | {r['next_mean_ms']} |")
+        model = ""
+        if chains is not None and r["last_ms"] is not None:
+            w = r["last_mean_ms"] / 1000
+            eng = chains["engine_chain"]
+            nxt = _open_next(chains["open_chain"], w)
+            model = (f"{max(0.0, eng['carry'] * w + eng['step_s']) * 1000:.3f} | "
+                     f"{(nxt > 0).mean():.1%} / {nxt.mean():.3f} / {nxt.std():.3f} / "
+                     f"{np.quantile(nxt, 0.9):.3f}")
+        lines.append(f"| {last} | {r['n']:,} | {r['next_waits']:.1%} | {r['next_mean_ms']} |"
+                     f" {r.get('next_sd_ms', '')} | {r.get('next_p90_ms', '')} | {model} |")
     return lines
 
 
@@ -308,8 +455,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=3, choices=range(1, 11), metavar="1..10")
     ap.add_argument("--path-seed", type=int, default=1, metavar="1..100",
                     help="seed of the sampled open-loop path")
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="point-rw")
+    ap.add_argument("--windowed", action="store_true",
+                    help="the open-loop chain's noise from the work in the window itself")
     ap.add_argument("--format", choices=("table", "json"), default="table")
     args = ap.parse_args(argv)
+    PRESET[0] = args.preset
+    WINDOWED[0] = args.windowed
     if not 1 <= args.tps <= 100_000 or not 1 <= args.data_gb <= 100_000:
         ap.error("--tps and --data-gb: 1 to 100,000")
     if not 1 <= args.path_seed <= 100:
