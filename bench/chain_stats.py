@@ -390,9 +390,63 @@ def open_loop(spec: str, data_gb: float, tps: float, replicas: int,
                            "last_mean_ms": round(float(last[m].mean() * 1000), 3),
                            "next_waits": round(float((wait[m] > 0).mean()), 3),
                            "next_mean_ms": round(float(wait[m].mean() * 1000), 3)})
+    # The backlog at random times after the warm-up: V just after the last arrival, drained since.
+    u = np.random.default_rng(seed).uniform(PATH_WARM * horizon, horizon, CHAIN_DRAWS)
+    prior = np.searchsorted(ts, u, "right") - 1
+    v = np.maximum(0.0, total[prior] - ts[prior] - low[prior] - (u - ts[prior]))
     return {"ios": int(t.size), "seconds": round(horizon, 1),
             "chance": round(float((wait[after] > 0).mean()), 4),
-            "by_place": by_place, "regression": regression}
+            "time_chance": round(float((v > tau).mean()), 4),
+            "by_place": by_place, "regression": regression,
+            "backlog_chain": {feedback: _backlog_chain(plan, mix, x, rates, mean_wait, l, v,
+                                                       feedback)
+                              for feedback in ("open", "fed back")}}
+
+
+CHAIN_DRAWS = 400_000  # transactions of the chains' Monte Carlo
+
+
+def _backlog_chain(plan: Any, mix: Any, x: float, rates: list[float], mean_wait: float, l: int,
+                   v0: np.ndarray, feedback: str) -> dict[str, Any]:
+    """A write transaction's I/Os observing the limit's backlog V itself, below the tolerance
+    too: the first at V's law at random times (`v0`, the sampled path's), each next one d + w
+    later (d the spacing, w = (V - tau)^+ the last one's wait) at V' = max(0, V + own - (d + w) +
+    A), A the others' work in that window (mean r (d + w), variance Var A(d + w) r / rho; r =
+    rho open, or fed back: the background's and the requests' first I/Os' share at its rate, the
+    rest of the requests' I/Os coming (d + w) apart instead of d while they wait). By Monte
+    Carlo: the chance its k-th I/O waits and its summed waits' quantiles."""
+    rate, tau = rates[l], float(plan.tolerance_s[l])
+    lw = next(w for w in waits.spaced_waits(plan, mix, x, rates)[0] if w.limit == l)
+    cls = next(c for c in mix.classes if c.kind == 1)
+    spacing = cls.service.mean / sum(io.rate for io in cls.ios if io.op in waits.DEVICE_OPS)
+    chain = {"spread_s": np.asarray(_variance_rate(plan, mix, x, l, rate, mean_wait)).tolist()}
+    first = sum(x * io.rate * hit * work / rate for io in mix.background
+                for hit, work in [waits._hit(plan, l, io)] if io.rate > 0 and hit > 0)
+    for c in mix.classes:  # each request's first I/O there: its chance to reach it x its work
+        dev = [io for io in c.ios if io.op in waits.DEVICE_OPS and io.rate > 0]
+        n = sum(io.rate for io in dev)
+        if n <= 0:
+            continue
+        hw = [(waits._hit(plan, l, io), io.rate / n) for io in dev]
+        first += x * c.probability * sum(share * hit * work for (hit, work), share in hw) / rate
+    rho = lw.rho
+    rng = np.random.default_rng(0)
+    counts = waits._add_pmf(*waits._device_pmfs(cls))
+    k = rng.choice([c for c, _ in counts], size=v0.size, p=[p for _, p in counts])
+    v = v0.copy()
+    w = np.maximum(0.0, v - tau)
+    total, chance = w.copy(), [float((w > 0).mean())]
+    for step in range(1, int(k.max())):
+        t = spacing + w
+        r = rho if feedback == "open" else first + (rho - first) * spacing / t
+        others = r * t + np.sqrt(_var(chain, t) * r / rho) * rng.standard_normal(v.size)
+        v = np.maximum(0.0, v + lw.own_s - t + others)
+        w = np.maximum(0.0, v - tau)
+        total += np.where(k > step, w, 0.0)
+        chance.append(float((w[k > step] > 0).mean()))
+    return {"by_place": [round(c, 4) for c in chance],
+            "sum_ms": {str(q): round(float(np.quantile(total, q / 100)) * 1000, 2)
+                       for q in QUANTILES}}
 
 
 def table(out: dict[str, Any]) -> str:
@@ -419,8 +473,17 @@ def table(out: dict[str, Any]) -> str:
               + " / ".join(f"{c:.1%}" for c in a["open_sum_ms"]["by_place"]) + "."]
     o = out["open_loop"]
     lines += ["", f"The engine's input at that limit as an open-loop path ({o['ios']:,} I/Os over "
-              f"{o['seconds']:g} s): an I/O waits {o['chance']:.2%}.", ""]
-    return "\n".join(lines + _chain_tables(o))
+              f"{o['seconds']:g} s): an I/O waits {o['chance']:.2%}, the backlog is over the "
+              f"tolerance {o['time_chance']:.2%} of the time.", ""]
+    lines += _chain_tables(o)
+    lines += ["", "The backlog chain from that path's backlog at random times (the k-th I/O's "
+              "chance to wait; the summed waits, ms):", "",
+              "| backlog chain | k-th I/O waits | " + " | ".join(d["sum_ms"]) + " |",
+              "|---|---|" + "---|" * len(d["sum_ms"])]
+    for name, b in o["backlog_chain"].items():
+        lines.append(f"| {name} | " + " / ".join(f"{c:.1%}" for c in b["by_place"]) + " | "
+                     + " | ".join(str(v) for v in b["sum_ms"].values()) + " |")
+    return "\n".join(lines)
 
 
 def _chain_tables(d: dict[str, Any], chains: dict[str, Any] | None = None) -> list[str]:
