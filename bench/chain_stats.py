@@ -83,7 +83,7 @@ def _server(spec: str, data_gb: float, tps: float, replicas: int) -> Any:
     return catalog, layout, build_servers(dep, params, None)[0]
 
 
-def _unlimited(spec: str) -> str:
+def unlimited(spec: str) -> str:
     """The layout with its volume's IOPS raised so far that its IOPS limit holds nothing back
     (an io1/io2 volume: to 32,000, within a 650 GiB volume's 50:1 ratio)."""
     base = re.sub(r":\d+iops$", "", spec)
@@ -107,7 +107,7 @@ def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
 
     kernel.run_events = spy
     try:
-        for now in (spec, _unlimited(spec)):
+        for now in (spec, unlimited(spec)):
             catalog, layout, server = _server(now, data_gb, tps, replicas)
             for seed in range(1, seeds + 1):
                 des.run_des(compile_plan(layout, catalog), server, duration_s=125.0,
@@ -120,7 +120,7 @@ def event_simulation(spec: str, data_gb: float, tps: float, replicas: int,
     places: list[int] = []
     pairs: list[tuple[float, float]] = []
     in_flight: dict[bool, list[int]] = {True: [], False: []}
-    for held, free in zip(runs[spec], runs[_unlimited(spec)], strict=True):
+    for held, free in zip(runs[spec], runs[unlimited(spec)], strict=True):
         n = min(held["ran"], free["ran"])
         k = int(held["first"][n])
         wait = ((held["done"][:k] - held["issue"][:k])
@@ -181,12 +181,11 @@ def _engine_input(spec: str, data_gb: float, tps: float, replicas: int) -> tuple
     return plan, mix, rates, server.rate_tps
 
 
-def _variance_rate(plan: Any, mix: Any, x: float, l: int, rate: float,
-                   mean_wait: float) -> Any:
-    """X, the second-moment rate of the work reaching limit l with each request's I/Os taken
-    whole (`waits._congested`, from the same input `waits.limit_waits` builds): the variance
-    rate of the open-loop work arriving there, Var A(t) = X t. With `--windowed`, Var A(t)
-    itself on waits.T_GRID (`_windowed`)."""
+def limit_input(plan: Any, mix: Any, x: float, l: int, rate: float,
+                mean_wait: float) -> tuple[list[tuple[float, float]], list[Any]]:
+    """The work reaching limit l as `waits.limit_waits` builds it: the background's Poisson
+    singles (I/Os per s, work s) and each class's requests as clusters (cluster, chance an I/O
+    reaches the limit, mean work s, mean squared work s^2)."""
     singles = [(x * io.rate * hit, work / rate) for io in mix.background
                for hit, work in [waits._hit(plan, l, io)] if io.rate > 0 and hit > 0]
     dev_classes = [c for c in mix.classes if waits._has_device(c)]
@@ -200,8 +199,18 @@ def _variance_rate(plan: Any, mix: Any, x: float, l: int, rate: float,
         a2 = sum(share * hit * work**2 for (hit, work), share in hw) / max(h, 1e-12) / rate**2
         if h > 0 and a > 0:
             clus.append((cl, h, a, a2))
+    return singles, clus
+
+
+def _variance_rate(plan: Any, mix: Any, x: float, l: int, rate: float,
+                   mean_wait: float) -> Any:
+    """X, the second-moment rate of the work reaching limit l with each request's I/Os taken
+    whole (`waits._congested`, from the same input `waits.limit_waits` builds): the variance
+    rate of the open-loop work arriving there, Var A(t) = X t. With `--windowed`, Var A(t)
+    itself on waits.T_GRID (`windowed`)."""
+    singles, clus = limit_input(plan, mix, x, l, rate, mean_wait)
     if WINDOWED[0]:
-        return _windowed(singles, clus)
+        return windowed(singles, clus)
     m, z = waits._congested(singles, clus, 0.0)
     return m * z
 
@@ -209,7 +218,7 @@ def _variance_rate(plan: Any, mix: Any, x: float, l: int, rate: float,
 WINDOWED = [False]  # `--windowed`: the variance of the work in the window itself, not t X
 
 
-def _windowed(singles: list[tuple[float, float]], clus: list[Any]) -> Any:
+def windowed(singles: list[tuple[float, float]], clus: list[Any]) -> Any:
     """Var A(t) on waits.T_GRID: the work arriving at the limit in a window of length t, the
     Poisson singles' r w^2 t and each class's requests by how many of their I/Os fall in the
     window (`waits._cluster_counts`, the large deviations' windows), each reaching the limit
