@@ -7,9 +7,9 @@ simulation against the analytic engine's chain (issue 10).
 
 The deployment runs in the event simulation twice per seed (120 s after 5 s): as sized, and with
 the volume raised to 16,000 IOPS (an io1/io2 volume: 32,000), where its IOPS limit holds nothing
-back. The kernel's service
-draws are keyed by the I/O, so an I/O's wait at the IOPS limit is its latency less its latency in
-the second run. Over the write transactions (those that commit) this gives
+back. The kernel's service draws are keyed by the I/O, so an I/O's wait at the IOPS limit is its
+latency less its latency in the second run. Over the write transactions (those that commit) this
+gives
 
 - the chance that the k-th device I/O waits, and its mean wait when it does;
 - after an I/O that waited w, the chance the next one waits, its mean wait (the chain's
@@ -236,9 +236,9 @@ def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, 
     """The analytic engine's figures at the volume's IOPS limit (the module's docstring), and
     the open-loop chain beside its own: between two of a request's I/Os, d + w apart (d the
     spacing, w the wait), the others' work arriving at the limit has mean rho (d + w) and
-    variance X (d + w), so w' = max(0, rho w + own - (1 - rho) d + sqrt(X (d + w)) Z); its
-    summed waits by Monte Carlo (the first wait the engine's, a chain that died restarted from
-    the engine's later wait)."""
+    variance Var A(d + w) (`_variance_rate`), so w' = max(0, rho w + own - (1 - rho) d +
+    sqrt(Var A(d + w)) Z); its summed waits by Monte Carlo (the first wait the engine's, a chain
+    that died restarted from the engine's later wait)."""
     plan, mix, rates, x = _engine_input(spec, data_gb, tps, replicas)
     limits, mean_wait = waits.spaced_waits(plan, mix, x, rates)  # as request_latency's
     wait = waits.io_wait(limits)
@@ -246,7 +246,7 @@ def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, 
     cls = next(c for c in mix.classes if c.kind == 1)
     total = waits.limit_wait_sum(cls, lw, wait)
     chain = waits.limit_chain(cls, lw, wait)
-    spacing = cls.service.mean / sum(io.rate for io in cls.ios if io.op in waits.DEVICE_OPS)
+    spacing = _spacing(cls)
     open_chain = {"carry": lw.rho, "step_s": lw.own_s - (1 - lw.rho) * spacing,
                   "spread_s": np.asarray(_variance_rate(plan, mix, x, lw.limit, rates[lw.limit],
                                                         mean_wait)).tolist(),
@@ -257,6 +257,11 @@ def analytic(spec: str, data_gb: float, tps: float, replicas: int) -> dict[str, 
             "open_chain": open_chain,
             "sum_ms": {str(q): round(total.quantile(q / 100) * 1000, 2) for q in QUANTILES},
             "open_sum_ms": _open_sums(cls, lw, chain, open_chain)}
+
+
+def _spacing(cls: Any) -> float:
+    """The mean time between a request's device I/Os, waits apart (as `waits.limit_chain`)."""
+    return float(cls.service.mean / sum(io.rate for io in cls.ios if io.op in waits.DEVICE_OPS))
 
 
 def _open_next(chain: dict[str, float], w: float, n: int = 200_000) -> np.ndarray:
@@ -314,7 +319,7 @@ def open_loop(spec: str, data_gb: float, tps: float, replicas: int,
     """The engine's input at the volume's IOPS limit as a sampled open-loop path (the module's
     docstring)."""
     plan, mix, rates, x = _engine_input(spec, data_gb, tps, replicas)
-    _, mean_wait = waits.spaced_waits(plan, mix, x, rates)
+    limits, mean_wait = waits.spaced_waits(plan, mix, x, rates)
     l = next(i for i, name in enumerate(plan.limit_names) if name.endswith("volume IOPS"))
     rate, tau = rates[l], float(plan.tolerance_s[l])
     singles = [(x * io.rate * hit, work / rate) for io in mix.background
@@ -407,16 +412,17 @@ def open_loop(spec: str, data_gb: float, tps: float, replicas: int,
             "chance": round(float((wait[after] > 0).mean()), 4),
             "time_chance": round(float((v > tau).mean()), 4),
             "by_place": by_place, "regression": regression,
-            "backlog_chain": {feedback: _backlog_chain(plan, mix, x, rates, mean_wait, l, v,
-                                                       feedback)
-                              for feedback in ("open", "fed back")}}
+            "backlog_chain": {
+                feedback: _backlog_chain(plan, mix, x, rates, mean_wait,
+                                         next(w for w in limits if w.limit == l), v, feedback)
+                for feedback in ("open", "fed back")}}
 
 
 CHAIN_DRAWS = 400_000  # transactions of the chains' Monte Carlo
 
 
-def _backlog_chain(plan: Any, mix: Any, x: float, rates: list[float], mean_wait: float, l: int,
-                   v0: np.ndarray, feedback: str) -> dict[str, Any]:
+def _backlog_chain(plan: Any, mix: Any, x: float, rates: list[float], mean_wait: float,
+                   lw: Any, v0: np.ndarray, feedback: str) -> dict[str, Any]:
     """A write transaction's I/Os observing the limit's backlog V itself, below the tolerance
     too: the first at V's law at random times (`v0`, the sampled path's), each next one d + w
     later (d the spacing, w = (V - tau)^+ the last one's wait) at V' = max(0, V + own - (d + w) +
@@ -424,20 +430,14 @@ def _backlog_chain(plan: Any, mix: Any, x: float, rates: list[float], mean_wait:
     rho open, or fed back: the background's and the requests' first I/Os' share at its rate, the
     rest of the requests' I/Os coming (d + w) apart instead of d while they wait). By Monte
     Carlo: the chance its k-th I/O waits and its summed waits' quantiles."""
+    l = lw.limit
     rate, tau = rates[l], float(plan.tolerance_s[l])
-    lw = next(w for w in waits.spaced_waits(plan, mix, x, rates)[0] if w.limit == l)
     cls = next(c for c in mix.classes if c.kind == 1)
-    spacing = cls.service.mean / sum(io.rate for io in cls.ios if io.op in waits.DEVICE_OPS)
+    spacing = _spacing(cls)
     chain = {"spread_s": np.asarray(_variance_rate(plan, mix, x, l, rate, mean_wait)).tolist()}
-    first = sum(x * io.rate * hit * work / rate for io in mix.background
-                for hit, work in [waits._hit(plan, l, io)] if io.rate > 0 and hit > 0)
-    for c in mix.classes:  # each request's first I/O there: its chance to reach it x its work
-        dev = [io for io in c.ios if io.op in waits.DEVICE_OPS and io.rate > 0]
-        n = sum(io.rate for io in dev)
-        if n <= 0:
-            continue
-        hw = [(waits._hit(plan, l, io), io.rate / n) for io in dev]
-        first += x * c.probability * sum(share * hit * work for (hit, work), share in hw) / rate
+    singles, clus = limit_input(plan, mix, x, l, rate, mean_wait)
+    # the background's work, and each request's first I/O there (its chance x its work)
+    first = sum(r * w for r, w in singles) + sum(cl.rate * h * a for cl, h, a, _ in clus)
     rho = lw.rho
     rng = np.random.default_rng(0)
     counts = waits._add_pmf(*waits._device_pmfs(cls))
