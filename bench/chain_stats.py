@@ -39,10 +39,15 @@ whatever the last one waited) and run through the limit's backlog by Lindley's r
 chance the k-th I/O of a write transaction waits, the chance an I/O waits when its request's
 last one did not, and the regression of the next wait on the last. What the open loop gets right
 (the chances) and wrong (the congested waits' persistence, which feedback cuts) is what
-docs/analytic-vs-des.md's sampled chance refers to. About 5 s.
+docs/analytic-vs-des.md's sampled chance refers to. From the same path's backlog at random times,
+the backlog chain (`_backlog_chain`: the transaction's I/Os observing the backlog itself, below
+the tolerance too). Last, the limit alone in closed loop (`closed_loop`: the same input, each of a
+request's I/Os issued after the one before passed, 360 s), which has the event simulation's
+chance along a transaction on the loads of bench/README.md's 2026-12-01 section. About 30 s.
 """
 
 import argparse
+import heapq
 import itertools
 import json
 import re
@@ -458,6 +463,92 @@ def _backlog_chain(plan: Any, mix: Any, x: float, rates: list[float], mean_wait:
                        for q in QUANTILES}}
 
 
+CLOSED_S = 360.0  # seconds of the closed loop (as the event simulation's 3 seeds x 120 s)
+
+
+Request = tuple[list[float], list[bool], list[float], bool, list[float]]
+
+
+def run_closed(events: list[tuple[float, int, int, int]], requests: list[Request],
+               background: list[float], tau: float) -> None:
+    """One GCRA limit with tolerance tau in closed loop: `events` (time, order, request or -1,
+    place: the request's I/O or the background job's index) are the first arrivals; a request
+    (works, hits, gaps, is a write, waits) issues its next I/O its gap after this one passed,
+    an I/O that does not reach the limit (hit False) passing at once. Fills each request's
+    waits."""
+    heapq.heapify(events)
+    order, tat = len(events), 0.0
+    while events:
+        t, _, rid, place = heapq.heappop(events)
+        if rid < 0:
+            tat = max(tat, t) + background[place]
+            continue
+        works, hits, gaps, _, waited = requests[rid]
+        passed = t
+        if hits[place]:
+            passed = max(t, tat - tau)
+            tat = max(tat, t) + works[place]
+            waited[place] = passed - t
+        if place + 1 < len(works):
+            heapq.heappush(events, (passed + gaps[place], order, rid, place + 1))
+            order += 1
+
+
+def closed_loop(spec: str, data_gb: float, tps: float, replicas: int,
+                seed: int = 1) -> dict[str, Any]:
+    """The volume's IOPS limit alone, in closed loop: the engine's input there (Poisson
+    background; each class's requests at Poisson times, their I/Os reaching the limit with its
+    chance, with its work), but each I/O of a request issued its gap after the one before passed
+    the limit (the offsets' gap less the mean wait they were built with), the limit a GCRA pacer
+    with its tolerance (an I/O passes at max(t, TAT - tau); TAT = max(TAT, t) + work), nothing
+    else in the way. Over the write requests after the first 5 %: the chance the k-th I/O waits
+    and the summed waits' quantiles."""
+    plan, mix, rates, x = _engine_input(spec, data_gb, tps, replicas)
+    _, mean_wait = waits.spaced_waits(plan, mix, x, rates)
+    l = next(i for i, name in enumerate(plan.limit_names) if name.endswith("volume IOPS"))
+    rate, tau = rates[l], float(plan.tolerance_s[l])
+    rng = np.random.default_rng(seed)
+    events: list[tuple[float, int, int, int]] = []  # (time, order, request or -1, place)
+    requests: list[Request] = []
+    background: list[float] = []
+    dev_classes = [c for c in mix.classes if waits._has_device(c)]
+    for c, cl in zip(dev_classes, waits.class_clusters(mix, x, mean_wait), strict=True):
+        per_op = {}
+        for op in {io.op for io in c.ios if io.op in waits.DEVICE_OPS and io.rate > 0}:
+            ios_op = [io for io in c.ios if io.op == op and io.rate > 0]
+            per_request = sum(io.rate for io in ios_op)
+            hw = [(waits._hit(plan, l, io), io.rate / per_request) for io in ios_op]
+            h = sum(share * hit for (hit, _), share in hw)
+            per_op[op] = (h, sum(share * hit * work for (hit, work), share in hw)
+                          / max(h, 1e-12) / rate)
+        probs = np.array([p for p, _ in cl.shapes] + [0.0])
+        probs[-1] = max(0.0, 1 - probs.sum())
+        for start in rng.random(rng.poisson(cl.rate * CLOSED_S)) * CLOSED_S:
+            pick = int(rng.choice(probs.size, p=probs / probs.sum()))
+            if pick == len(cl.shapes):
+                continue
+            offsets, ops = cl.shapes[pick][1], cl.ops[pick]
+            gaps = [max(0.0, b - a - mean_wait) for a, b in itertools.pairwise(offsets)]
+            hits = [bool(rng.random() < per_op[op][0]) for op in ops]
+            requests.append(([per_op[op][1] for op in ops], hits, gaps, c.kind == 1,
+                             [0.0] * len(ops)))
+            events.append((float(start), len(events), len(requests) - 1, 0))
+    for r, work in [(x * io.rate * hit, work / rate) for io in mix.background
+                    for hit, work in [waits._hit(plan, l, io)] if io.rate > 0 and hit > 0]:
+        for start in rng.random(rng.poisson(r * CLOSED_S)) * CLOSED_S:
+            background.append(work)
+            events.append((float(start), len(events), -1, len(background) - 1))
+    run_closed(events, requests, background, tau)
+    writes = [r[4] for r in requests if r[3]]
+    writes = writes[len(writes) // 20:]
+    most = max(len(w) for w in writes)
+    chance = [float(np.mean([w[k] > WAITED_S for w in writes if len(w) > k]))
+              for k in range(most)]
+    sums = np.array([sum(w) for w in writes]) * 1000
+    return {"requests": len(writes), "by_place": [round(c, 4) for c in chance],
+            "sum_ms": {str(q): round(float(np.percentile(sums, q)), 2) for q in QUANTILES}}
+
+
 def table(out: dict[str, Any]) -> str:
     d, a = out["event_simulation"], out["analytic"]
     lines = [f"{out['layout']}, {out['data_gb']:g} GiB, {out['replicas']} replica(s), "
@@ -492,6 +583,10 @@ def table(out: dict[str, Any]) -> str:
     for name, b in o["backlog_chain"].items():
         lines.append(f"| {name} | " + " / ".join(f"{c:.1%}" for c in b["by_place"]) + " | "
                      + " | ".join(str(v) for v in b["sum_ms"].values()) + " |")
+    c = out["closed_loop"]
+    lines.append(f"| the limit alone, closed loop ({c['requests']:,} write requests) | "
+                 + " / ".join(f"{p:.1%}" for p in c["by_place"]) + " | "
+                 + " | ".join(str(v) for v in c["sum_ms"].values()) + " |")
     return "\n".join(lines)
 
 
@@ -543,6 +638,7 @@ def main(argv: list[str] | None = None) -> int:
            "event_simulation": event_simulation(args.layout, args.data_gb, args.tps,
                                                 args.replicas, args.seeds),
            "analytic": analytic(args.layout, args.data_gb, args.tps, args.replicas),
+           "closed_loop": closed_loop(args.layout, args.data_gb, args.tps, args.replicas),
            "open_loop": open_loop(args.layout, args.data_gb, args.tps, args.replicas,
                                   seed=args.path_seed)}
     print(json.dumps(out, indent=2) if args.format == "json" else table(out))

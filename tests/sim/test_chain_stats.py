@@ -2,6 +2,9 @@
 of the way, and the variance of the work reaching a limit in a window (bench/README.md, issue 10's
 chain of waits measured one step at a time)."""
 
+import math
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -51,3 +54,43 @@ def test_the_windowed_variance_runs_from_single_ios_to_whole_requests() -> None:
     assert var[-1] / waits.T_GRID[-1] == pytest.approx(whole, rel=0.02)
     rate = var / waits.T_GRID
     assert np.all(np.diff(rate[waits.T_GRID >= 3e-4]) >= 0)  # rising in between
+
+
+def _md1_over(x: float, rate: float, work: float) -> float:
+    """P(V > x) of the M/D/1 workload (Erlang, as tests/sim/test_known_numerics.py)."""
+    below = sum((rate * (k * work - x)) ** k / math.factorial(k)
+                * math.exp(-rate * (k * work - x)) for k in range(int(x / work) + 1))
+    return 1 - (1 - rate * work) * below
+
+
+def test_the_closed_loop_limit_is_a_gcra_queue() -> None:
+    """Single-I/O requests at Poisson times into the closed loop's GCRA limit (tolerance 2 ms,
+    0.3 ms of work each, 75 % busy): each waits its arrival's backlog over the tolerance,
+    (V - tau)^+, V from Lindley's recursion on the same times, and by PASTA the share that waits
+    is the M/D/1 workload's P(V > tau) (Erlang)."""
+    rng = np.random.default_rng(3)
+    rate, work, tau, seconds = 2500.0, 3e-4, 2e-3, 400.0
+    times = np.sort(rng.random(rng.poisson(rate * seconds)) * seconds)
+    requests: list[Any] = [([work], [True], [], True, [0.0]) for _ in times]
+    events = [(float(t), i, i, 0) for i, t in enumerate(times)]
+    chain_stats.run_closed(events, requests, [], tau)
+    w = np.array([r[4][0] for r in requests])
+    before = np.arange(times.size) * work - times  # the work before each arrival, less the time
+    backlog = before - np.minimum.accumulate(np.minimum(0.0, before))
+    np.testing.assert_allclose(w, np.maximum(0.0, backlog - tau), atol=1e-9)
+    assert (w > 0).mean() == pytest.approx(_md1_over(tau, rate, work), rel=0.05)
+
+
+def test_a_request_issues_its_next_io_after_the_last_one_passed() -> None:
+    """A 5 ms background job at t = 0 over a 2 ms tolerance: a request's first I/O, just after,
+    waits 3 ms (it passes at TAT - tau; TAT is then 6 ms). Its second, issued 1 ms after the
+    first passed (at 4 ms), finds TAT - tau = 4 ms and passes at once, where an open loop's
+    fixed offset (1 ms after the first's arrival) would have had it wait 3 ms."""
+    tau = 2e-3
+    background = [5e-3]
+    requests = [([1e-3, 1e-3], [True, True], [1e-3], True, [0.0, 0.0])]
+    events = [(0.0, 0, -1, 0), (1e-9, 1, 0, 0)]
+    chain_stats.run_closed(events, requests, background, tau)
+    first, second = requests[0][4]
+    assert first == pytest.approx(3e-3, abs=1e-8)
+    assert second == pytest.approx(0.0, abs=1e-8)
