@@ -1069,9 +1069,11 @@ def _regressed_sum(wait: Dist, k: int, chain: Chain, writes: int, ahead_s: float
     v, m = v[order], m[order]
     # No wait at all is an atom (a request that met no queue): kept whole, the rest on bins.
     zero = v <= 0
+    if zero.all():
+        return ZERO
     p0 = float(m[zero].sum()) / float(m.sum())
-    if p0 <= 0 or zero.all():
-        return Dist(*bin_sorted(v, m, KEEP_EDGES), mean) if p0 <= 0 else ZERO
+    if p0 <= 0:
+        return Dist(*bin_sorted(v, m, KEEP_EDGES), mean)
     bv, bm = bin_sorted(v[~zero], m[~zero], KEEP_EDGES)
     return Dist(np.concatenate(([0.0], bv)), np.concatenate(([p0], (1 - p0) * bm)), mean)
 
@@ -1171,7 +1173,7 @@ def _flushes_waiting(cls: ClassParts, limits: list[LimitWait], wait: Dist) -> Cl
     behind it, wait with it. The write follows its request's last I/O, so it finds the backlog
     a later I/O of a request does (`later_wait`, the chain's drain between I/Os)."""
     ahead = [lw for lw in limits if lw.write_ahead_s > 0 and lw.p >= MIN_WAIT_P]
-    if not ahead or not any(io.op == 2 and io.rate > 0 for io in cls.ios):
+    if not ahead or not any(io.op == COMMIT and io.rate > 0 for io in cls.ios):
         return cls
     beyond = ZERO
     for lw in ahead:
@@ -1180,7 +1182,7 @@ def _flushes_waiting(cls: ClassParts, limits: list[LimitWait], wait: Dist) -> Cl
     if float(beyond.values[-1]) <= 0:
         return cls
     return replace(cls, ios=tuple(replace(io, service=convolve(io.service, beyond), sums={})
-                                  if io.op == 2 else io for io in cls.ios))
+                                  if io.op == COMMIT else io for io in cls.ios))
 
 
 def class_services(mix: Mix, cls: ClassParts, x: float) -> Dist:
@@ -1190,7 +1192,7 @@ def class_services(mix: Mix, cls: ClassParts, x: float) -> Dist:
     services = ZERO
     rates = commit_rates(mix, x)  # a log's commits, every class's, share its flushes
     commits: dict[int, Dist] = {}  # by log
-    logs = {io.log: io for io in cls.ios if io.op == 2 and io.rate > 0}
+    logs = {io.log: io for io in cls.ios if io.op == COMMIT and io.rate > 0}
     redo, binlog = logs.get(REDO_LOG), logs.get(BINLOG)
     ordered = (redo is not None and binlog is not None and redo.pmf == binlog.pmf
                and math.isclose(rates[REDO_LOG], rates[BINLOG], rel_tol=1e-9))
@@ -1199,7 +1201,7 @@ def class_services(mix: Mix, cls: ClassParts, x: float) -> Dist:
             continue
         if io.op in (0, 1):
             services = convolve(services, io.count_sum())
-        elif io.op == 2:
+        elif io.op == COMMIT:
             if ordered and io.log in (REDO_LOG, BINLOG):
                 if io.log == BINLOG:  # the pair is taken once, at the binlog
                     assert redo is not None
