@@ -16,6 +16,9 @@ import math
 import numpy as np
 
 from advisor.layout.raid import NONE, RAID0, RAID1
+from advisor.sim.heap import ev_pop as _ev_pop
+from advisor.sim.heap import ev_push as _ev_push
+from advisor.sim.heap import replace_top as _heap_replace_top
 from advisor.sim.jit import FLAT as _FLAT  # numba's options and cache: advisor.sim.jit
 from advisor.sim.jit import njit
 from advisor.sim.plan import KIND_IOPS, KIND_MIB
@@ -24,26 +27,6 @@ from advisor.sim.plan import KIND_IOPS, KIND_MIB
 # mapping and per-I/O charges below are the kernel's compiled copy of `advisor.layout.raid` and
 # `advisor.layout.limits.charge`, pinned to them by tests/sim/test_raid_fanout.py.
 MIB = 1048576.0
-
-
-@njit(**_FLAT, inline="always")
-def _heap_replace_top(heap, value):  # type: ignore[no-untyped-def]
-    n = heap.shape[0]
-    i = 0
-    while True:
-        left = 2 * i + 1
-        if left >= n:
-            break
-        child = left
-        right = left + 1
-        if right < n and heap[right] < heap[left]:
-            child = right
-        if heap[child] < value:
-            heap[i] = heap[child]
-            i = child
-        else:
-            break
-    heap[i] = value
 
 
 # Packed arrays (fewer arguments per call keeps the per-I/O cost low):
@@ -538,39 +521,6 @@ def run_chunk(req_sched, req_first, io_op, io_size, io_off, io_aux, io_key,  # t
     return nreq
 
 
-@njit(**_FLAT, inline="always")
-def _ev_push(et, er, ek, n, t, r, k):  # type: ignore[no-untyped-def]
-    i = n
-    while i > 0:
-        parent = (i - 1) // 2
-        if et[parent] <= t:
-            break
-        et[i], er[i], ek[i] = et[parent], er[parent], ek[parent]
-        i = parent
-    et[i], er[i], ek[i] = t, r, k
-    return n + 1
-
-
-@njit(**_FLAT, inline="always")
-def _ev_pop(et, er, ek, n):  # type: ignore[no-untyped-def]
-    """Remove the root (caller read it first); returns the new size."""
-    n -= 1
-    t, r, k = et[n], er[n], ek[n]
-    i = 0
-    while True:
-        left = 2 * i + 1
-        if left >= n:
-            break
-        child = left
-        if left + 1 < n and et[left + 1] < et[left]:
-            child = left + 1
-        if et[child] < t:
-            et[i], er[i], ek[i] = et[child], er[child], ek[child]
-            i = child
-        else:
-            break
-    et[i], er[i], ek[i] = t, r, k
-    return n
 
 
 @njit(**_FLAT)

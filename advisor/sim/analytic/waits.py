@@ -29,7 +29,13 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
    arrive after the queue drained behind the one before and see less than the time average,
    so the time average itself is lower than Poisson I/Os would make it (`_chain_scale`, from
    E[V] = sum_i lambda_i a_i E[V seen by i] + Y / 2; the M/G/1 shape is scaled to that mean).
-4. A request's successive waits (`regressed_sum`, `Chain`): the first sees the time average
+4. A request's summed waits at a limit, on a single EBS volume (its limits and the
+   instance's): the limit alone in closed loop, each of the request's I/Os issued after the one
+   before passed, a commit in its log's group commit (`ClosedLoop`, `advisor.sim.analytic.closed`:
+   the event simulation's next wait after a wait is a draw, not a regression, and its chance to
+   wait rises along a transaction, bench/README.md of 2026-12-01). The chain below stands for
+   RAID 0's member states and for a device with a write-back cache (instance store).
+   A request's successive waits (`regressed_sum`, `Chain`): the first sees the time average
    (Poisson arrivals); while the limit stays congested, the next I/O finds the queue it left,
    its own work still in it, drained at (1 - rho) / m: w' = max(0, carry w + own - (1 -
    carry) d), d the delay between the request's I/Os (carry = 1 - (1 - rho) / m; measured in
@@ -172,6 +178,9 @@ class LimitWait:
     # On RAID 0, the wait at the member each foreground log's stream is on, by log
     # (`striping.placed`): a commit writes there, not at a member picked at random.
     log_dists: tuple[tuple[int, Dist], ...] = ()
+    # A request's summed waits here from the limit alone in closed loop, by class (None: the
+    # regressed chain's, on RAID 0 and where a write-back cache acknowledges writes ahead).
+    closed: "ClosedLoop | None" = None
 
     def wait_dist(self) -> Dist:
         """The wait of a (read) I/O at this limit."""
@@ -557,10 +566,97 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         # Variance rate of the Brownian approximation with this conditional mean wait, and its
         # relaxation time v / (1 - rho)^2.
         v = 2 * rho * (1 - rho) * theta
+        closed = None
+        if plan.raid != RAID0 and ahead <= 0 and tau > 0:
+            closed = ClosedLoop(plan, l, rate, mix, x, tuple(dev_classes), tuple(clusters),
+                                tuple(singles), wait_mean_s, tau)
         out.append(LimitWait(limit=l, rho=rho, p=p, theta_s=theta, corr_s=v / (1 - rho) ** 2,
                              dist=dist, carry=max(0.0, 1 - (1 - rho) / m),
-                             own_s=_own_work(clus), write_ahead_s=ahead))
+                             own_s=_own_work(clus), write_ahead_s=ahead, closed=closed))
     return out
+
+
+class ClosedLoop:
+    """A request's summed waits at one limit, each class's, from the limit alone in closed loop
+    (`advisor.sim.analytic.closed`: its input as `limit_waits` builds it, each I/O issued after
+    the one before passed, a commit in its log's group commit). Run when a class's latency first
+    asks (`limit_wait_sum`), for every class at once: a steady state's first pass
+    (`spaced_waits`) is then never run, its second is."""
+
+    __slots__ = ("_args", "_sums")
+
+    def __init__(self, plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
+                 classes: tuple[ClassParts, ...], clusters: tuple["_Cluster", ...],
+                 singles: tuple[tuple[float, float], ...], wait_mean_s: float, tau: float):
+        self._args = (plan, l, rate, mix, x, classes, clusters, singles, wait_mean_s, tau)
+        self._sums: list[tuple[ClassParts, Dist | None]] | None = None
+
+    def summed(self, cls: ClassParts) -> Dist | None:
+        """`cls`'s summed waits (None: a class of one device I/O, or too few requests run)."""
+        if self._sums is None:
+            self._sums = _closed_sums(*self._args)
+        return next((d for c, d in self._sums if c is cls), None)
+
+
+def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
+                 classes: tuple[ClassParts, ...], clusters: tuple["_Cluster", ...],
+                 singles: tuple[tuple[float, float], ...], wait_mean_s: float,
+                 tau: float) -> list[tuple[ClassParts, Dist | None]]:
+    from advisor.sim.analytic.closed import ClassInput, Commit, Service, closed_sums
+
+    commits_per_s = commit_rates(mix, x)
+    inputs = []
+    for c, cl in zip(classes, clusters, strict=True):
+        reach, service = {}, {}
+        for op in {io.op for io in c.ios if io.op in DEVICE_OPS and io.rate > 0}:
+            ios = [io for io in c.ios if io.op == op and io.rate > 0]
+            n = sum(io.rate for io in ios)
+            hw = [(_hit(plan, l, io), io.rate / n) for io in ios]
+            h = sum(share * hit for (hit, _), share in hw)
+            reach[op] = (h, sum(share * hit * work for (hit, work), share in hw)
+                         / max(h, 1e-12) / rate)
+            service[op] = Service(
+                values=np.concatenate([io.service.values for io in ios]),
+                weights=np.concatenate([io.rate / n * io.service.weights / io.service.weights.sum()
+                                        for io in ios]),
+                mean=sum(io.rate / n * io.service.mean for io in ios))
+        commits = []
+        for io in c.ios:
+            if io.op != COMMIT or io.rate <= 0:
+                continue
+            hit, work = _hit(plan, l, io)
+            # a commit's share of its group's write (`with_group_commit`): the whole write's work
+            share = flushes_per_commit(io.service, commits_per_s.get(io.log, 0.0))
+            one = Commit(log=int(io.log), work_s=hit * work / rate / max(share, 1e-12),
+                         flush=Service(io.service.values, io.service.weights, io.service.mean))
+            commits += [one] * max(k for k, _ in io.pmf)
+        inputs.append(ClassInput(rate=cl.rate, reach=reach, service=service,
+                                 commits=tuple(commits),
+                                 shapes=tuple((p, pos, ops) for (p, pos), ops
+                                              in zip(cl.shapes, cl.ops, strict=True))))
+    sums = closed_sums(singles, inputs, wait_mean_s, tau, COMMIT)
+    out: list[tuple[ClassParts, Dist | None]] = []
+    for c, cl, s in zip(classes, clusters, sums, strict=True):
+        out.append((c, _sample_dist(s) if max(k for k, _ in cl.pmf) >= 2
+                    and s.size >= MIN_CLOSED_REQUESTS else None))
+    return out
+
+
+MIN_CLOSED_REQUESTS = 1000  # a class's requests in the closed loop to read its sums from
+
+
+def _sample_dist(s: NDArray[np.float64]) -> Dist:
+    """The distribution of the samples `s`: no wait an atom, the rest on KEEP_EDGES' bins."""
+    v = np.sort(s)
+    zero = v <= 0
+    if zero.all():
+        return ZERO
+    bv, bm = bin_sorted(v[~zero], np.ones(int((~zero).sum())), KEEP_EDGES)
+    p0 = float(zero.mean())
+    if p0 <= 0:
+        return Dist(bv, bm, float(v.mean()))
+    return Dist(np.concatenate(([0.0], bv)), np.concatenate(([p0], (1 - p0) * bm)),
+                float(v.mean()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -1142,6 +1238,9 @@ def limit_wait_sum(cls: ClassParts, lw: LimitWait, wait: Dist) -> Dist:
     doublewrite batch lifts a volume's throughput limit over its tolerance at once and it drains
     within an I/O or two (carry ~0.25), while its IOPS limit stays congested (~0.7); one chain at
     the limit of the largest mean wait gave the IOPS waits the other's carry."""
+    summed = lw.closed.summed(cls) if lw.closed is not None else None
+    if summed is not None:
+        return summed
     reads, writes = _device_pmfs(cls)
     one, chain = lw.wait_dist(), limit_chain(cls, lw, wait)
     # A transaction reads its pages, then commits: its writes are the chain's last I/Os. On a

@@ -1,0 +1,305 @@
+"""A request's summed waits at one limit, from that limit alone in closed loop.
+
+A limit is a GCRA pacer with a burst tolerance tau (`advisor.sim.kernel._lim_pass`): an I/O
+arriving when the limit's theoretical arrival time runs V ahead of the clock passes at once if V
+<= tau, else waits V - tau; either way it adds its work to V. A database request issues its
+device I/Os one after another, each its service and CPU steps after the one before *passed*: the
+request is a closed loop through the limit, and how long its next I/O waits depends on what its
+last one met. Measured I/O by I/O in the event simulation (bench/chain_stats.py, bench/README.md
+of 2026-12-01), a request's next wait is a random draw about a mean that rises with the last
+wait, and the chance to wait rises along a transaction (the request's own I/Os fill the bucket
+below tau: 5.7 -> 19.5 % over 9 I/Os on c5.large gp3 at 60 % of the knee), where every chain of
+regressed waits (`waits.regressed_sum`) had a fixed next wait and the time-average chance all along.
+Between two of the request's I/Os, the others' work arriving at the limit has, given that the
+request waited, a higher rate than the average (more requests are in flight) and the variance
+of single Poisson I/Os, not of whole requests (bench/README.md): no chain over the request's last
+wait alone has both.
+
+So the limit is followed as it is: its input as `waits.limit_waits` builds it (the background's
+Poisson I/Os; each class's requests at Poisson times, their device I/Os at the offsets of
+`waits.class_clusters`, each reaching the limit with its chance and work), each of a request's
+I/Os issued after the one before passed plus that I/O's service (drawn from its distribution)
+and the CPU steps after it. A commit joins its log's group commit (`advisor.sim.kernel`'s, the
+event simulation's): while the log flushes, commits gather; when the flush is done they flush as
+one group, one whole log write through the limit and then the flush's service; each commit is
+charged its group's wait at the limit and the part of the flush in progress's wait it sat
+through (the rest of the wait for that flush is the group commit's, in the services). So the
+logs write rarer as their flushes wait, which `waits.LogStreams` takes from level crossing in
+the open-loop model.
+
+`CLOSED_REQUESTS` requests (at most MAX_EVENTS I/Os), compiled (numba), from a fixed seed, so the
+same input gives the same sums; the first WARM_SHARE of the requests are left out (the limit
+starts empty). Left out: the other limits on the path (each limit runs its own loop and the
+classes' sums over the limits are convolved, as for the chains), a device's own queue, the
+flush throttle. Measured against the event simulation on the grid of docs/analytic-vs-des.md.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from advisor.sim.heap import ev_pop, ev_push
+from advisor.sim.jit import FLAT, njit
+
+CLOSED_REQUESTS = 240_000  # requests simulated (all classes)
+MAX_EVENTS = 2_400_000  # at most this many I/Os (a light request load over a heavy background)
+WARM_SHARE = 0.05  # of the run, left out: the limit starts empty
+SEED = 1
+
+
+@njit(**FLAT)
+def _start_flush(t, tat, tau, work, flush, log, heap_t, heap_r, heap_p,  # type: ignore[no-untyped-def]
+                 size):
+    """A group's log write through the limit at t: (its wait, the new TAT, the heap's size);
+    its flush is done `flush` after it passed (a -1 - log entry on the heap)."""
+    passed = max(t, tat - tau)
+    size = ev_push(heap_t, heap_r, heap_p, size, passed + flush, 0, -1 - log)
+    return passed - t, max(tat, t) + work, size
+
+
+@njit(**FLAT)
+def _run(bg_t, bg_w, req_t, req_first, io_w, io_gap, io_log, io_flush, tau,  # type: ignore[no-untyped-def]
+         io_wait, heap_t, heap_r, heap_p, after, place, busy, pending, last, group, held,
+         arrived):
+    """The limit in closed loop (the module's docstring). Background jobs (bg_t sorted, work
+    bg_w) and requests (first I/O at req_t, sorted; I/Os req_first[r] .. req_first[r + 1] - 1:
+    work io_w, 0 where it does not reach the limit; the gap after it passed io_gap; its log
+    io_log, -1 but for a commit, whose io_w is its group's whole write and io_flush the flush's
+    service). Fills io_wait. Scratch: the heap (request I/Os to come, flushes in progress), a
+    linked list per log of the commits gathering (`pending` .. `last`, via `after`) and of the
+    group flushing (`group`), each commit's place and arrival, the logs' `busy` flags and the
+    wait at the limit of the flush in progress (`held`).
+
+    A commit's wait is what the limit added to it: its group's write's wait, and for one that
+    gathered behind a flush, the part of that flush's wait it sat through (the flush held the
+    log that much longer: min(its wait, the time from the commit's arrival to its end)); the
+    rest of the time behind the flush is the group commit's, in the services."""
+    nb, nr = bg_t.shape[0], req_t.shape[0]
+    ib, ir, size = 0, 0, 0
+    tat = 0.0
+    never = np.inf
+    while ib < nb or ir < nr or size > 0:
+        tb = bg_t[ib] if ib < nb else never
+        tr = req_t[ir] if ir < nr else never
+        th = heap_t[0] if size > 0 else never
+        if tb <= tr and tb <= th:
+            tat = max(tat, tb) + bg_w[ib]
+            ib += 1
+            continue
+        if tr <= th:
+            t, r, p = tr, ir, 0
+            ir += 1
+        else:
+            t, r, p = heap_t[0], heap_r[0], heap_p[0]
+            size = ev_pop(heap_t, heap_r, heap_p, size)
+        if p < 0:  # log -1 - p's flush is done: its group goes on; the gathered commits flush
+            log = -1 - p
+            m = group[log]
+            while m >= 0:
+                j = req_first[m] + place[m]
+                if j + 1 < req_first[m + 1]:
+                    size = ev_push(heap_t, heap_r, heap_p, size, t + io_gap[j], m, place[m] + 1)
+                m = after[m]
+            group[log] = pending[log]
+            if pending[log] < 0:
+                busy[log] = 0
+                continue
+            j = req_first[pending[log]] + place[pending[log]]
+            wait, tat, size = _start_flush(t, tat, tau, io_w[j], io_flush[j], log, heap_t,
+                                           heap_r, heap_p, size)
+            m = pending[log]
+            while m >= 0:
+                io_wait[req_first[m] + place[m]] = wait + min(held[log], t - arrived[m])
+                m = after[m]
+            held[log] = wait
+            pending[log] = -1
+            last[log] = -1
+            continue
+        j = req_first[r] + p
+        log = io_log[j]
+        if log >= 0:  # a commit: gathers behind the flush in progress, or flushes alone
+            place[r] = p
+            arrived[r] = t
+            after[r] = -1
+            if busy[log]:
+                if last[log] >= 0:
+                    after[last[log]] = r
+                else:
+                    pending[log] = r
+                last[log] = r
+            else:
+                busy[log] = 1
+                group[log] = r
+                io_wait[j], tat, size = _start_flush(t, tat, tau, io_w[j], io_flush[j], log,
+                                                     heap_t, heap_r, heap_p, size)
+                held[log] = io_wait[j]
+            continue
+        passed = t
+        if io_w[j] > 0:
+            passed = max(t, tat - tau)
+            tat = max(tat, t) + io_w[j]
+            io_wait[j] = passed - t
+        if j + 1 < req_first[r + 1]:
+            size = ev_push(heap_t, heap_r, heap_p, size, passed + io_gap[j], r, p + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Service:
+    """A service time's distribution (points and weights) and its mean, seconds."""
+
+    values: NDArray[np.float64]
+    weights: NDArray[np.float64]
+    mean: float
+
+
+@dataclass(frozen=True, slots=True)
+class Commit:
+    """A request's commit at the limit: its log, the log's whole write there (s of the limit's
+    work) and the write + flush service that follows it."""
+
+    log: int
+    work_s: float
+    flush: Service
+
+
+@dataclass(frozen=True, slots=True)
+class ClassInput:
+    """One class of requests at the limit: `rate` requests/s; `shapes` (probability, offsets
+    s, op of each device I/O) as `waits.class_clusters` gives them (offsets one service and the
+    mean wait apart); `reach` per op (the chance one of its I/Os reaches the limit, its work
+    there s); `service` per op; `commits` in the order the request commits (its COMMIT ops)."""
+
+    rate: float
+    shapes: tuple[tuple[float, tuple[float, ...], tuple[int, ...]], ...]
+    reach: dict[int, tuple[float, float]]
+    service: dict[int, Service]
+    commits: tuple[Commit, ...]
+
+
+def _poisson_times(rng: np.random.Generator, rate: float, horizon: float) -> NDArray[np.float64]:
+    """A Poisson process's arrival times over (0, horizon), in order (the order statistics of
+    uniforms, as normalised sums of exponentials: nothing to sort)."""
+    n = int(rng.poisson(rate * horizon))
+    gaps = rng.exponential(size=n + 1)
+    out: NDArray[np.float64] = np.cumsum(gaps[:-1]) * (horizon / gaps.sum())
+    return out
+
+
+@njit(**FLAT)
+def _lay_out(label, first, u, width, k_of, work_of, reach_of, gap_of, log_of,  # type: ignore[no-untyped-def]
+             svc_of, svc_first, svc_values, svc_cdf, io_w, io_gap, io_log, io_flush):
+    """Each request's I/Os, in time order, from its shape's template (`label`; padded rows of
+    `width` places): its work where it reaches the limit (uniform u[2 j] against the chance; a
+    commit always writes), the gap after it (the template's, plus its service drawn by inverse
+    transform from u[2 j + 1], but after a commit, whose draw is its flush's) and its log."""
+    for r in range(label.shape[0]):
+        b = label[r]
+        for i in range(k_of[b]):
+            j = first[r] + i
+            s = svc_of[b * width + i]
+            lo, hi = svc_first[s], svc_first[s + 1]
+            at = lo + np.searchsorted(svc_cdf[lo:hi], u[2 * j + 1])
+            drawn = svc_values[min(at, hi - 1)]
+            log = log_of[b * width + i]
+            io_log[j] = log
+            if log >= 0:
+                io_w[j] = work_of[b * width + i]
+                io_flush[j] = drawn
+                io_gap[j] = gap_of[b * width + i]
+            else:
+                io_w[j] = work_of[b * width + i] if u[2 * j] < reach_of[b * width + i] else 0.0
+                io_gap[j] = gap_of[b * width + i] + drawn if i + 1 < k_of[b] else 0.0
+
+
+def closed_sums(singles: Sequence[tuple[float, float]], classes: Sequence[ClassInput],
+                wait_mean_s: float, tau: float, commit_op: int) -> list[NDArray[np.float64]]:
+    """Each class's requests' summed waits at the limit (s), after the warm-up: `singles` the
+    background's Poisson jobs (per s, work s); `wait_mean_s` what the offsets hold of the waits
+    (taken out of the gaps: the loop waits its own); `tau` the limit's tolerance; `commit_op`
+    the op code of a commit."""
+    rng = np.random.default_rng(SEED)
+    requests = sum(c.rate for c in classes)
+    ios = sum(c.rate * max(len(o) for _, o, _ in c.shapes) for c in classes if c.shapes) \
+        + sum(r for r, _ in singles)
+    if requests <= 0 or ios <= 0:
+        return [np.zeros(0) for _ in classes]
+    horizon = min(CLOSED_REQUESTS / requests, MAX_EVENTS / ios)
+    # Each shape of each class as a template of its I/Os (padded to `width` places), and the
+    # service distributions they draw from.
+    shapes = [(ci, p * c.rate / requests, offsets, ops) for ci, c in enumerate(classes)
+              for p, offsets, ops in c.shapes]
+    if not shapes:
+        return [np.zeros(0) for _ in classes]
+    width = max(len(ops) for _, _, _, ops in shapes)
+    nb = len(shapes)
+    k_of = np.zeros(nb, dtype=np.int64)
+    kind_of = np.zeros(nb, dtype=np.int64)
+    work_of, reach_of, gap_of = (np.zeros(nb * width) for _ in range(3))
+    log_of = np.full(nb * width, -1, dtype=np.int64)
+    svc_of = np.zeros(nb * width, dtype=np.int64)
+    services: dict[int, int] = {}  # id(Service) -> index
+    svc_list: list[Service] = []
+    logs = 1
+    for b, (ci, _, offsets, ops) in enumerate(shapes):
+        c = classes[ci]
+        k_of[b], kind_of[b] = len(ops), ci
+        gaps = np.append(np.maximum(0.0, np.diff(np.asarray(offsets)) - wait_mean_s), 0.0)
+        commits = iter(c.commits)
+        for i, op in enumerate(ops):
+            at = b * width + i
+            if op == commit_op and c.commits:
+                commit = next(commits, c.commits[-1])
+                log_of[at], work_of[at], service = commit.log, commit.work_s, commit.flush
+                reach_of[at] = 1.0
+                logs = max(logs, commit.log + 1)
+            else:
+                reach_of[at], work_of[at] = c.reach.get(op, (0.0, 0.0))
+                service = c.service[op]
+            # the offsets hold the service's mean: the loop draws it (a commit's, its flush)
+            gap_of[at] = max(0.0, gaps[i] - service.mean) if i + 1 < len(ops) else 0.0
+            if id(service) not in services:
+                services[id(service)] = len(svc_list)
+                svc_list.append(service)
+            svc_of[at] = services[id(service)]
+    svc_first = np.concatenate(([0], np.cumsum([s.values.size for s in svc_list]))).astype(np.int64)
+    svc_values = np.concatenate([s.values for s in svc_list]).astype(np.float64)
+    svc_cdf = np.concatenate([np.cumsum(s.weights) / s.weights.sum() for s in svc_list])
+    # Every request, in order, marked with its shape, or none (no device I/O).
+    probs = np.array([p for _, p, _, _ in shapes] + [0.0])
+    probs[-1] = max(0.0, 1 - probs[:-1].sum())
+    t = _poisson_times(rng, requests, horizon)
+    label = rng.choice(probs.size, size=t.size, p=probs / probs.sum())
+    keep = label < nb
+    t, label = np.ascontiguousarray(t[keep]), np.ascontiguousarray(label[keep])
+    if t.size == 0:
+        return [np.zeros(0) for _ in classes]
+    count = k_of[label]
+    first = np.concatenate(([0], np.cumsum(count))).astype(np.int64)
+    n_ios = int(first[-1])
+    io_w, io_gap, io_flush = np.zeros(n_ios), np.zeros(n_ios), np.zeros(n_ios)
+    io_log = np.full(n_ios, -1, dtype=np.int64)
+    _lay_out(label, first, rng.random(2 * n_ios), width, k_of, work_of, reach_of,
+             gap_of, log_of, svc_of, svc_first, svc_values, svc_cdf, io_w, io_gap, io_log,
+             io_flush)
+    # The background: one Poisson stream of all its jobs, each job's work by its share.
+    bg_rate = sum(r for r, _ in singles)
+    bg_t = _poisson_times(rng, bg_rate, horizon) if bg_rate > 0 else np.zeros(0)
+    bg_w = np.zeros(bg_t.size)
+    if bg_t.size:
+        works = np.array([w for _, w in singles])
+        bg_w = works[rng.choice(works.size, size=bg_t.size,
+                                p=np.array([r for r, _ in singles]) / bg_rate)]
+    io_wait = np.zeros(n_ios)
+    cap = t.size + logs + 1
+    _run(bg_t, bg_w, t, first, io_w, io_gap, io_log, io_flush, float(tau), io_wait,
+         np.zeros(cap), np.zeros(cap, dtype=np.int64), np.zeros(cap, dtype=np.int64),
+         np.full(t.size, -1, dtype=np.int64), np.zeros(t.size, dtype=np.int64),
+         np.zeros(logs, dtype=np.int64), np.full(logs, -1, dtype=np.int64),
+         np.full(logs, -1, dtype=np.int64), np.full(logs, -1, dtype=np.int64),
+         np.zeros(logs), np.zeros(t.size))
+    sums = np.add.reduceat(io_wait, first[:-1])
+    kept = t >= WARM_SHARE * horizon
+    kind = kind_of[label]
+    return [sums[kept & (kind == ci)] for ci in range(len(classes))]

@@ -1,0 +1,165 @@
+"""The limit alone in closed loop (advisor/sim/analytic/closed.py), which gives a request's summed
+waits at a limit on a single EBS volume: the compiled loop is bench/chain_stats.py's GCRA queue,
+I/O for I/O; commits flush in groups, each group one write; and the analytic engine takes its
+sums where it should."""
+
+import heapq
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from advisor.sim.analytic import closed, waits
+from tests.bench_modules import load_bench
+
+chain_stats = load_bench("chain_stats")
+
+MS = 1e-3
+
+
+def _run(req_t: list[float], ios: list[list[tuple[float, float, int, float]]],
+         bg: list[tuple[float, float]], tau: float) -> list[list[float]]:
+    """closed._run on requests given as (work, gap after, log, flush) per I/O; each request's
+    waits."""
+    first = np.concatenate(([0], np.cumsum([len(r) for r in ios]))).astype(np.int64)
+    flat = [io for r in ios for io in r]
+    work, gap, log, flush = (np.array([io[i] for io in flat], dtype=float) for i in range(4))
+    n, logs = len(req_t), 2
+    io_wait = np.zeros(len(flat))
+    cap = n + logs + 1
+    bg_t = np.array([t for t, _ in bg], dtype=float)
+    bg_w = np.array([w for _, w in bg], dtype=float)
+    closed._run(bg_t, bg_w, np.array(req_t, dtype=float), first, work, gap,
+                log.astype(np.int64), flush, tau, io_wait, np.zeros(cap),
+                np.zeros(cap, dtype=np.int64),
+                np.zeros(cap, dtype=np.int64), np.full(n, -1, dtype=np.int64),
+                np.zeros(n, dtype=np.int64), np.zeros(logs, dtype=np.int64),
+                np.full(logs, -1, dtype=np.int64), np.full(logs, -1, dtype=np.int64),
+                np.full(logs, -1, dtype=np.int64), np.zeros(logs), np.zeros(n))
+    return [io_wait[first[i]:first[i + 1]].tolist() for i in range(n)]
+
+
+def test_without_commits_it_is_the_benchs_closed_loop_io_for_io() -> None:
+    """Random requests of 1-6 I/Os (some not reaching the limit) and background jobs, 70-90 %
+    of a 1 ms-tolerance limit: every I/O's wait is what bench/chain_stats.py's heap-driven
+    `run_closed` (the loop the event simulation was measured against) gives it."""
+    rng = np.random.default_rng(7)
+    seconds, tau = 20.0, 1 * MS
+    req_t = np.sort(rng.random(rng.poisson(400 * seconds)) * seconds)
+    ios, requests = [], []
+    for _ in req_t:
+        k = int(rng.integers(1, 7))
+        works = rng.exponential(0.25 * MS, k)
+        hits = rng.random(k) < 0.8
+        gaps = rng.exponential(0.4 * MS, k)
+        ios.append([(w if h else 0.0, g, -1, 0.0)
+                    for w, h, g in zip(works, hits, gaps, strict=True)])
+        requests.append((works.tolist(), hits.tolist(), gaps[:-1].tolist(), True, [0.0] * k))
+    bg_t = np.sort(rng.random(rng.poisson(600 * seconds)) * seconds)
+    bg_w = rng.exponential(0.5 * MS, bg_t.size)
+    got = _run(req_t.tolist(), ios, list(zip(bg_t, bg_w, strict=True)), tau)
+    events: list[Any] = [(float(t), i, i, 0) for i, t in enumerate(req_t)]
+    events += [(float(t), len(req_t) + i, -1, i) for i, t in enumerate(bg_t)]
+    heapq.heapify(events)
+    chain_stats.run_closed(events, requests, bg_w.tolist(), tau)
+    want = [r[4] for r in requests]
+    waited = sum(w > 0 for r in want for w in r)
+    assert waited > 1000  # the limit is busy enough to hold many back
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, atol=1e-12)
+
+
+def test_commits_that_gather_behind_a_flush_write_once_and_share_its_wait() -> None:
+    """One log, tolerance 0, a write costs the limit 2 ms, a flush takes 1 ms. Commits at 0,
+    0.1 and 0.2 ms: the first writes at once (TAT 2 ms) and its flush is done at 1 ms; the
+    other two gathered behind it and write as one group then, passing at 2 ms (1 ms each),
+    TAT 4 ms. The first commit's request reads (0.1 ms of work) 0.5 ms after its flush is done,
+    at 1.5 ms, and waits to 4 ms (2.5 ms; TAT 4.1 ms); a read at 2.5 ms then waits to 4.1 ms
+    (1.6 ms): the group wrote once, where a write per commit would have held it to 6.1 ms."""
+    commit = (2 * MS, 0.5 * MS, 0, 1 * MS)
+    got = _run([0.0, 0.1 * MS, 0.2 * MS, 2.5 * MS],
+               [[commit, (0.1 * MS, 0.0, -1, 0.0)], [commit], [commit], [(0.1 * MS, 0.0, -1, 0.0)]],
+               [], 0.0)
+    assert got[0] == pytest.approx([0.0, 2.5 * MS], abs=1e-12)
+    assert got[1] == pytest.approx([1 * MS], abs=1e-12)
+    assert got[2] == pytest.approx([1 * MS], abs=1e-12)
+    assert got[3] == pytest.approx([1.6 * MS], abs=1e-12)
+
+
+def test_a_commit_behind_a_flush_that_waits_is_charged_what_it_sat_through() -> None:
+    """A 1 ms background job at 0 (tolerance 0), then a commit at 0.1 ms: its write passes at 1
+    ms (waits 0.9 ms), TAT 3 ms, its flush done at 2 ms. Commits at 0.5 and 1.5 ms gather and
+    write at 2 ms as one group, passing at 3 ms (1 ms). The limit held the first flush 0.9 ms:
+    the commit from 0.5 ms sat through all of it (1 + 0.9 ms), the one from 1.5 ms through its
+    last 0.5 ms (1 + 0.5 ms); the rest of their time behind it is the group commit's."""
+    commit = (2 * MS, 0.0, 0, 1 * MS)
+    got = _run([0.1 * MS, 0.5 * MS, 1.5 * MS], [[commit], [commit], [commit]],
+               [(0.0, 1 * MS)], 0.0)
+    assert got[0] == pytest.approx([0.9 * MS], abs=1e-12)
+    assert got[1] == pytest.approx([1.9 * MS], abs=1e-12)
+    assert got[2] == pytest.approx([1.5 * MS], abs=1e-12)
+
+
+def test_two_logs_group_apart() -> None:
+    """A commit on log 1 does not gather behind log 0's flush: it writes at once."""
+    got = _run([0.0, 0.1 * MS], [[(0.5 * MS, 0.0, 0, 1 * MS)], [(0.5 * MS, 0.0, 1, 1 * MS)]], [],
+               10 * MS)
+    assert got == [[0.0], [0.0]]
+
+
+def test_single_io_requests_wait_the_gcra_backlog() -> None:
+    """Single-I/O requests at Poisson times through closed_sums (its own Poisson times and
+    draws): 75 % busy, 0.9 ms tolerance, 0.3 ms each; the share that waits is the M/D/1
+    workload's P(V > tau) (Erlang: tests/sim/test_chain_stats.py's reference)."""
+    rate, work, tau = 2500.0, 0.3 * MS, 0.9 * MS
+    one = closed.Service(np.array([0.0]), np.array([1.0]), 0.0)
+    cls = closed.ClassInput(rate=rate, shapes=((1.0, (0.0,), (0,)),), reach={0: (1.0, work)},
+                            service={0: one}, commits=())
+    sums = closed.closed_sums([], [cls], 0.0, tau, commit_op=2)[0]
+    assert sums.size > 100_000
+    assert (sums > 0).mean() == pytest.approx(_md1_over(tau, rate, work), rel=0.05)
+
+
+def _md1_over(x: float, rate: float, work: float) -> float:
+    """P(V > x) of the M/D/1 workload (Erlang)."""
+    below = sum((rate * (k * work - x)) ** k / math.factorial(k)
+                * math.exp(-rate * (k * work - x)) for k in range(int(x / work) + 1))
+    return 1 - (1 - rate * work) * below
+
+
+def test_the_same_input_gives_the_same_sums() -> None:
+    """A fixed seed: the screen does not move between runs."""
+    plan, mix, rates, x = chain_stats._engine_input("c5.large:gp3:650GiB", 500.0, 314.0, 0)
+    a = [w.closed.summed(c) for w in waits.spaced_waits(plan, mix, x, rates)[0]
+         if w.closed is not None for c in mix.classes]
+    b = [w.closed.summed(c) for w in waits.spaced_waits(plan, mix, x, rates)[0]
+         if w.closed is not None for c in mix.classes]
+    assert any(d is not None for d in a)
+    for da, db in zip(a, b, strict=True):
+        assert (da is None) == (db is None)
+        if da is not None and db is not None:
+            np.testing.assert_array_equal(da.values, db.values)
+
+
+@pytest.mark.parametrize(("spec", "tps", "looped"), [
+    ("c5.large:gp3:650GiB", 300.0, True),
+    ("c5.large:io1:650GiB:10000iops", 1400.0, True),
+    ("c5.large:raid0:2xgp3:325GiB", 300.0, False),  # RAID 0: each member state's chain
+    ("m5d.large:store", 1000.0, False),  # a write-back cache: the chain charges writes apart
+])
+def test_the_engine_runs_the_loop_on_a_single_ebs_volume(spec: str, tps: float,
+                                                          looped: bool) -> None:
+    """Where the engine takes a request's summed waits from the loop: a limit of a single EBS
+    volume or the instance (the write transactions' sums at the volume's IOPS limit there)."""
+    plan, mix, rates, x = chain_stats._engine_input(spec, 500.0, tps, 0)
+    limits, _ = waits.spaced_waits(plan, mix, x, rates)
+    assert limits
+    assert all((w.closed is not None) == looped for w in limits)
+    if looped:
+        writes = next(c for c in mix.classes if c.kind == 1)
+        iops = next(w for w in limits if plan.limit_names[w.limit].endswith("volume IOPS"))
+        assert iops.closed is not None
+        summed = iops.closed.summed(writes)
+        assert summed is not None
+        assert summed.mean > 0
