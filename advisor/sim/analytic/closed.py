@@ -199,9 +199,15 @@ def _lay_out(label, first, u, width, k_of, work_of, reach_of, gap_of, log_of,  #
         for i in range(k_of[b]):
             j = first[r] + i
             s = svc_of[b * width + i]
-            lo, hi = svc_first[s], svc_first[s + 1]
-            at = lo + np.searchsorted(svc_cdf[lo:hi], u[2 * j + 1])
-            drawn = svc_values[min(at, hi - 1)]
+            lo, hi = svc_first[s], svc_first[s + 1] - 1  # the first cdf >= u: bisection
+            x = u[2 * j + 1]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if svc_cdf[mid] < x:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            drawn = svc_values[lo]
             log = log_of[b * width + i]
             io_log[j] = log
             if log >= 0:
