@@ -98,6 +98,7 @@ def test_times_with_an_instance_limit_waiting_are_not_shared(catalog: Catalog) -
     assert idle.p99_s < busy.p99_s
 
 
+@pytest.mark.slow  # over 5 s (7-9 s on a 2-core host)
 def test_every_state_a_latency_bound_sizing_takes_is_the_state_computed_afresh(
         catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
     steady: Callable[..., SteadyState] = mysql_search._steady

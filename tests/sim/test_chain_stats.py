@@ -63,6 +63,7 @@ def _md1_over(x: float, rate: float, work: float) -> float:
     return 1 - (1 - rate * work) * below
 
 
+@pytest.mark.slow  # over 5 s (7-9 s on a 2-core host)
 def test_the_closed_loop_limit_is_a_gcra_queue() -> None:
     """Single-I/O requests at Poisson times into the closed loop's GCRA limit (tolerance 2 ms,
     0.3 ms of work each, 75 % busy): each waits its arrival's backlog over the tolerance,
