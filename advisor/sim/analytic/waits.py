@@ -1229,8 +1229,9 @@ def limit_chain(cls: ClassParts, lw: LimitWait, wait: Dist) -> Chain:
 
 
 def limit_wait_sum(cls: ClassParts, lw: LimitWait, wait: Dist) -> Dist:
-    """A request's summed waits at one limit: its device I/Os one regressed chain there
-    (`wait`: one I/O's wait over every limit, which spaces the I/Os).
+    """A request's summed waits at one limit: the limit's own in closed loop where it ran
+    (`ClosedLoop`: a single EBS volume's limits and the instance's); else its device I/Os one
+    regressed chain there (`wait`: one I/O's wait over every limit, which spaces the I/Os).
 
     The delay between a request's I/Os is their service and the CPU steps between them. While
     the limit is congested, the next I/O finds the queue that was left behind it (its own work
