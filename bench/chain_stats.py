@@ -319,20 +319,6 @@ PATH_IOS = 200_000  # I/Os of the sampled open-loop path
 PATH_WARM = 0.05  # its share at the start, left out (the path starts empty)
 
 
-def _per_op(plan: Any, l: int, rate: float, c: Any) -> dict[int, tuple[float, float]]:
-    """Per device op of class c: (the chance one of its I/Os reaches limit l, its work there,
-    seconds)."""
-    per_op = {}
-    for op in {io.op for io in c.ios if io.op in waits.DEVICE_OPS and io.rate > 0}:
-        ios_op = [io for io in c.ios if io.op == op and io.rate > 0]
-        per_request = sum(io.rate for io in ios_op)
-        hw = [(waits._hit(plan, l, io), io.rate / per_request) for io in ios_op]
-        h = sum(share * hit for (hit, _), share in hw)
-        per_op[op] = (h, sum(share * hit * work for (hit, work), share in hw)
-                      / max(h, 1e-12) / rate)
-    return per_op
-
-
 def open_loop(spec: str, data_gb: float, tps: float, replicas: int,
               seed: int = 1) -> dict[str, Any]:
     """The engine's input at the volume's IOPS limit as a sampled open-loop path (the module's
@@ -352,7 +338,7 @@ def open_loop(spec: str, data_gb: float, tps: float, replicas: int,
     times, works, ids, places, writes = [], [], [], [], []
     base = 0
     for c, cl in zip(dev_classes, clusters, strict=True):
-        per_op = _per_op(plan, l, rate, c)
+        per_op = waits.op_reach(plan, l, rate, c)
         n = rng.poisson(cl.rate * horizon)
         starts = rng.random(n) * horizon
         probs = np.array([p for p, _ in cl.shapes])
@@ -519,7 +505,7 @@ def closed_loop(spec: str, data_gb: float, tps: float, replicas: int,
     background: list[float] = []
     dev_classes = [c for c in mix.classes if waits._has_device(c)]
     for c, cl in zip(dev_classes, waits.class_clusters(mix, x, mean_wait), strict=True):
-        per_op = _per_op(plan, l, rate, c)
+        per_op = waits.op_reach(plan, l, rate, c)
         probs = np.array([p for p, _ in cl.shapes] + [0.0])
         probs[-1] = max(0.0, 1 - probs.sum())
         for start in rng.random(rng.poisson(cl.rate * CLOSED_S)) * CLOSED_S:

@@ -607,14 +607,10 @@ def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
     commits_per_s = commit_rates(mix, x)
     inputs = []
     for c, cl in zip(classes, clusters, strict=True):
-        reach, service = {}, {}
-        for op in {io.op for io in c.ios if io.op in DEVICE_OPS and io.rate > 0}:
+        reach, service = op_reach(plan, l, rate, c), {}
+        for op in reach:
             ios = [io for io in c.ios if io.op == op and io.rate > 0]
             n = sum(io.rate for io in ios)
-            hw = [(_hit(plan, l, io), io.rate / n) for io in ios]
-            h = sum(share * hit for (hit, _), share in hw)
-            reach[op] = (h, sum(share * hit * work for (hit, work), share in hw)
-                         / max(h, 1e-12) / rate)
             service[op] = Service(
                 values=np.concatenate([io.service.values for io in ios]),
                 weights=np.concatenate([io.rate / n * io.service.weights / io.service.weights.sum()
@@ -639,6 +635,19 @@ def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
     for c, cl, s in zip(classes, clusters, sums, strict=True):
         out.append((c, _sample_dist(s) if max(k for k, _ in cl.pmf) >= 2
                     and s.size >= MIN_CLOSED_REQUESTS else None))
+    return out
+
+
+def op_reach(plan: SimPlan, l: int, rate: float, c: ClassParts) -> dict[int, tuple[float, float]]:
+    """Per device op of class c: (the chance one of its I/Os reaches limit l, its work there in
+    seconds, `rate` the limit's rate in force)."""
+    out = {}
+    for op in {io.op for io in c.ios if io.op in DEVICE_OPS and io.rate > 0}:
+        ios = [io for io in c.ios if io.op == op and io.rate > 0]
+        n = sum(io.rate for io in ios)
+        hw = [(_hit(plan, l, io), io.rate / n) for io in ios]
+        h = sum(share * hit for (hit, _), share in hw)
+        out[op] = (h, sum(share * hit * work for (hit, work), share in hw) / max(h, 1e-12) / rate)
     return out
 
 
