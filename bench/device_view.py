@@ -19,6 +19,7 @@ one's completion, after the warm-up) against the model's ordered commit with eac
 service time and with it waiting beyond the cache (`waits._flushes_waiting`).
 """
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -81,7 +82,10 @@ def _commit_times(g: dict[str, Any], n: int) -> np.ndarray:
 
 def model_commit_ms(mix: Any, x: float, limits: list[Any]) -> dict[str, list[float]]:
     """The model's commit time of the write class (its ordered commit), its flushes as their
-    service and as `waits._flushes_waiting` lengthens them, at QUANTILES."""
+    service and as `waits._flushes_waiting` lengthens them, at QUANTILES: the chain's model
+    (RAID 0 of devices). On a single device the limit in closed loop holds a held flush in
+    what it adds to the request's completion instead, and the flushes keep their service."""
+    limits = [dataclasses.replace(lw, closed=None) for lw in limits]
     wait = waits.io_wait(limits)
     rates = commit_rates(mix, x)
     out = {}

@@ -141,9 +141,11 @@ def test_a_group_write_waiting_beyond_the_cache_holds_its_commits(
         spec: str, replicas: int, tps: float) -> None:
     """Instance-store masters near their knee: a group's log write that finds more backlog than
     the write-back cache holds waits for the rest, and its group, and the commits queued behind
-    it, wait with it (`waits._flushes_waiting`). The model's commit p99 was 15-26 % of the event
-    simulation's with each flush its service time alone; with the flushes waiting it is 49-83 %
-    (1.24 / 1.03 / 0.94 against 2.00 / 1.25 / 1.92 ms: the rest is not modelled yet)."""
+    it, wait with it (`waits._flushes_waiting`, the chain's model: RAID 0 of devices; on a
+    single device the limit in closed loop holds it in what it adds to each completion). The
+    model's commit p99 was 15-26 % of the event simulation's with each flush its service time
+    alone; with the flushes waiting it is 49-83 % (1.24 / 1.03 / 0.94 against 2.00 / 1.25 /
+    1.92 ms: the rest is not modelled yet)."""
     device_view = load_bench("device_view")
     catalog = load_catalog()
     layout = resolve(spec, catalog)

@@ -19,9 +19,10 @@ MS = 1e-3
 
 
 def _run(req_t: list[float], ios: list[list[tuple[float, float, int, float]]],
-         bg: list[tuple[float, float]], tau: float) -> list[list[float]]:
-    """closed._run on requests given as (work, gap after, log, flush) per I/O; each request's
-    waits."""
+         bg: list[tuple[float, float]], tau: float,
+         ahead: list[float] | None = None) -> list[list[float]]:
+    """closed._run on requests given as (work, gap after, log, flush) per I/O (`ahead`: how far
+    ahead of the limit each may start, none by default); each request's waits."""
     first = np.concatenate(([0], np.cumsum([len(r) for r in ios]))).astype(np.int64)
     flat = [io for r in ios for io in r]
     work, gap, log, flush = (np.array([io[i] for io in flat], dtype=float) for i in range(4))
@@ -31,13 +32,28 @@ def _run(req_t: list[float], ios: list[list[tuple[float, float, int, float]]],
     bg_t = np.array([t for t, _ in bg], dtype=float)
     bg_w = np.array([w for _, w in bg], dtype=float)
     closed._run(bg_t, bg_w, np.array(req_t, dtype=float), first, work, gap,
-                log.astype(np.int64), flush, tau, io_wait, np.zeros(cap),
-                np.zeros(cap, dtype=np.int64),
+                log.astype(np.int64), flush,
+                np.zeros(len(flat)) if ahead is None else np.array(ahead), tau, io_wait,
+                np.zeros(cap), np.zeros(cap, dtype=np.int64),
                 np.zeros(cap, dtype=np.int64), np.full(n, -1, dtype=np.int64),
                 np.zeros(n, dtype=np.int64), np.zeros(logs, dtype=np.int64),
                 np.full(logs, -1, dtype=np.int64), np.full(logs, -1, dtype=np.int64),
-                np.full(logs, -1, dtype=np.int64), np.zeros(logs), np.zeros(n))
+                np.full(logs, -1, dtype=np.int64), np.zeros(logs), np.zeros(n),
+                np.full(logs, -1.0), np.zeros(logs), np.zeros(logs), np.zeros(n))
     return [io_wait[first[i]:first[i + 1]].tolist() for i in range(n)]
+
+
+def _added(req_t: list[float], ios: list[list[tuple[float, float, int, float]]],
+           bg: list[tuple[float, float]], tau: float) -> list[float]:
+    """closed.added_latency on requests given as `_run`'s."""
+    first = np.concatenate(([0], np.cumsum([len(r) for r in ios]))).astype(np.int64)
+    flat = [io for r in ios for io in r]
+    work, gap, log, flush = (np.array([io[i] for io in flat], dtype=float) for i in range(4))
+    return closed.added_latency(np.array([t for t, _ in bg], dtype=float),
+                                np.array([w for _, w in bg], dtype=float),
+                                np.array(req_t, dtype=float), first, work, gap,
+                                log.astype(np.int64), flush, np.zeros(len(flat)), tau,
+                                2).tolist()
 
 
 def test_without_commits_it_is_the_benchs_closed_loop_io_for_io() -> None:
@@ -73,32 +89,76 @@ def test_without_commits_it_is_the_benchs_closed_loop_io_for_io() -> None:
 def test_commits_that_gather_behind_a_flush_write_once_and_share_its_wait() -> None:
     """One log, tolerance 0, a write costs the limit 2 ms, a flush takes 1 ms. Commits at 0,
     0.1 and 0.2 ms: the first writes at once (TAT 2 ms) and its flush is done at 1 ms; the
-    other two gathered behind it and write as one group then, passing at 2 ms (1 ms each),
-    TAT 4 ms. The first commit's request reads (0.1 ms of work) 0.5 ms after its flush is done,
-    at 1.5 ms, and waits to 4 ms (2.5 ms; TAT 4.1 ms); a read at 2.5 ms then waits to 4.1 ms
-    (1.6 ms): the group wrote once, where a write per commit would have held it to 6.1 ms."""
+    other two gather behind it as one group, whose write passes the limit when its first
+    commit arrives, as the event simulation's kernel charges it (at 0.1 ms: it waits to 2 ms,
+    1.9 ms; TAT 4 ms), and flushes at 1 ms, done at 3.9 ms. The first commit's request reads
+    (0.1 ms of work) 0.5 ms after its flush is done, at 1.5 ms, and waits to 4 ms (2.5 ms; TAT
+    4.1 ms); a read at 2.5 ms then waits to 4.1 ms (1.6 ms): the group wrote once, where a
+    write per commit would have held it to 6.1 ms."""
     commit = (2 * MS, 0.5 * MS, 0, 1 * MS)
     got = _run([0.0, 0.1 * MS, 0.2 * MS, 2.5 * MS],
                [[commit, (0.1 * MS, 0.0, -1, 0.0)], [commit], [commit], [(0.1 * MS, 0.0, -1, 0.0)]],
                [], 0.0)
     assert got[0] == pytest.approx([0.0, 2.5 * MS], abs=1e-12)
-    assert got[1] == pytest.approx([1 * MS], abs=1e-12)
-    assert got[2] == pytest.approx([1 * MS], abs=1e-12)
+    assert got[1] == pytest.approx([1.9 * MS], abs=1e-12)
+    assert got[2] == pytest.approx([1.9 * MS], abs=1e-12)
     assert got[3] == pytest.approx([1.6 * MS], abs=1e-12)
 
 
 def test_a_commit_behind_a_flush_that_waits_is_charged_what_it_sat_through() -> None:
     """A 1 ms background job at 0 (tolerance 0), then a commit at 0.1 ms: its write passes at 1
-    ms (waits 0.9 ms), TAT 3 ms, its flush done at 2 ms. Commits at 0.5 and 1.5 ms gather and
-    write at 2 ms as one group, passing at 3 ms (1 ms). The limit held the first flush 0.9 ms:
-    the commit from 0.5 ms sat through all of it (1 + 0.9 ms), the one from 1.5 ms through its
-    last 0.5 ms (1 + 0.5 ms); the rest of their time behind it is the group commit's."""
+    ms (waits 0.9 ms), TAT 3 ms, its flush done at 2 ms. Commits at 0.5 and 1.5 ms gather; the
+    group's write passes the limit at 3 ms as its first commit arrives (2.5 ms), TAT 5 ms. The
+    limit held the first flush 0.9 ms: the commit from 0.5 ms sat through all of it (2.5 + 0.9
+    ms), the one from 1.5 ms through its last 0.5 ms (2.5 + 0.5 ms); the rest of their time
+    behind it is the group commit's."""
     commit = (2 * MS, 0.0, 0, 1 * MS)
     got = _run([0.1 * MS, 0.5 * MS, 1.5 * MS], [[commit], [commit], [commit]],
                [(0.0, 1 * MS)], 0.0)
     assert got[0] == pytest.approx([0.9 * MS], abs=1e-12)
-    assert got[1] == pytest.approx([1.9 * MS], abs=1e-12)
-    assert got[2] == pytest.approx([1.5 * MS], abs=1e-12)
+    assert got[1] == pytest.approx([3.4 * MS], abs=1e-12)
+    assert got[2] == pytest.approx([3.0 * MS], abs=1e-12)
+
+
+def test_commits_at_a_flush_start_join_it() -> None:
+    """A redo group's members reach the binlog at one instant: the first starts its flush and
+    the others join it (`advisor.sim.kernel._group_commit`), the flush's wait theirs; a commit
+    a moment later gathers into the next group. A 1 ms background job at 0 (tolerance 0);
+    two commits at 0.1 ms (2 ms each): one write, passing at 1 ms, both wait 0.9 ms; the
+    commit at 0.2 ms gathers, its group's write passing at 3 ms (2.8 ms), and sat through the
+    first flush's 0.9 ms (3.7 ms)."""
+    commit = (2 * MS, 0.0, 0, 1 * MS)
+    got = _run([0.1 * MS, 0.1 * MS, 0.2 * MS], [[commit], [commit], [commit]],
+               [(0.0, 1 * MS)], 0.0)
+    assert [w for r in got for w in r] == pytest.approx([0.9 * MS, 0.9 * MS, 3.7 * MS],
+                                                        abs=1e-12)
+
+
+def test_the_sum_is_what_the_limit_adds_to_the_completion() -> None:
+    """A request held at the limit reaches its log later, behind another's flush: the limit
+    added more than its own wait. Tolerance 0.2 ms, a 1.2 ms background job at 0; request 0
+    reads (0.1 ms of work) at 0, held to 1 ms, and commits (no work at the limit, a 1 ms
+    flush) 0.1 ms after, behind request 1's flush (0.5 to 1.5 ms): done at 2.5 ms. Without the
+    limit it commits at 0.1 ms, done at 1.1 ms: 1.4 ms added, of which 1 ms was its wait.
+    Request 1 is done earlier with the limit (1.5 ms, against 2.1 ms behind request 0's
+    flush): none added."""
+    read, commit = (0.1 * MS, 0.1 * MS, -1, 0.0), (0.0, 0.0, 0, 1 * MS)
+    ios = [[read, commit], [commit]]
+    waits = _run([0.0, 0.5 * MS], ios, [(0.0, 1.2 * MS)], 0.2 * MS)
+    assert [w for r in waits for w in r] == pytest.approx([1 * MS, 0.0, 0.0], abs=1e-12)
+    assert _added([0.0, 0.5 * MS], ios, [(0.0, 1.2 * MS)], 0.2 * MS) == pytest.approx(
+        [1.4 * MS, 0.0], abs=1e-12)
+
+
+def test_a_write_starts_as_far_ahead_as_the_write_back_cache_holds() -> None:
+    """A device limit (tolerance 0) with a 1 ms write-back cache, 1.5 ms of background work at
+    0: a read at 0.1 ms waits for the whole backlog (1.4 ms), a commit just after it only for
+    what the cache does not hold of it, the read's work included (1.5 - 1 ms;
+    `advisor.sim.kernel._lim_pass`)."""
+    read, commit = (0.1 * MS, 0.0, -1, 0.0), (0.1 * MS, 0.0, 0, 0.1 * MS)
+    got = _run([0.1 * MS, 0.1 * MS], [[read], [commit]], [(0.0, 1.5 * MS)], 0.0,
+               ahead=[0.0, 1 * MS])
+    assert [w for r in got for w in r] == pytest.approx([1.4 * MS, 0.5 * MS], abs=1e-12)
 
 
 def test_two_logs_group_apart() -> None:
@@ -146,19 +206,20 @@ def test_the_same_input_gives_the_same_sums() -> None:
     ("c5.large:gp3:650GiB", 300.0, True),
     ("c5.large:io1:650GiB:10000iops", 1400.0, True),
     ("c5.large:raid0:2xgp3:325GiB", 300.0, False),  # RAID 0: each member state's chain
-    ("m5d.large:store", 1000.0, False),  # a write-back cache: the chain charges writes apart
+    ("m5d.large:store", 1000.0, True),  # a device limit, writes ahead by its write-back cache
 ])
-def test_the_engine_runs_the_loop_on_a_single_ebs_volume(spec: str, tps: float,
-                                                          looped: bool) -> None:
+def test_the_engine_runs_the_loop_but_on_raid0(spec: str, tps: float, looped: bool) -> None:
     """Where the engine takes a request's summed waits from the loop: a limit of a single EBS
-    volume or the instance (the write transactions' sums at the volume's IOPS limit there)."""
+    volume, the instance or an instance-store device (the write transactions' sums at the
+    volume's IOPS limit, or the device's capacity, there)."""
     plan, mix, rates, x = chain_stats._engine_input(spec, 500.0, tps, 0)
     limits, _ = waits.spaced_waits(plan, mix, x, rates)
     assert limits
     assert all((w.closed is not None) == looped for w in limits)
     if looped:
         writes = next(c for c in mix.classes if c.kind == 1)
-        iops = next(w for w in limits if plan.limit_names[w.limit].endswith("volume IOPS"))
+        iops = next(w for w in limits if plan.limit_names[w.limit].endswith(
+            ("volume IOPS", "device capacity")))
         assert iops.closed is not None
         summed = iops.closed.summed(writes)
         assert summed is not None

@@ -29,12 +29,13 @@ queue whose service time is an I/O's cost / rate, and an I/O arriving then waits
    arrive after the queue drained behind the one before and see less than the time average,
    so the time average itself is lower than Poisson I/Os would make it (`_chain_scale`, from
    E[V] = sum_i lambda_i a_i E[V seen by i] + Y / 2; the M/G/1 shape is scaled to that mean).
-4. A request's summed waits at a limit, on a single EBS volume (its limits and the
-   instance's): the limit alone in closed loop, each of the request's I/Os issued after the one
-   before passed, a commit in its log's group commit (`ClosedLoop`, `advisor.sim.analytic.closed`:
+4. A request's summed waits at a limit, but on RAID 0 (a single EBS volume's limits and the
+   instance's, an instance-store device's with its write-back cache): what the limit alone in
+   closed loop adds to the request's completion, each of its I/Os issued after the one before
+   passed, a commit in its log's group commit (`ClosedLoop`, `advisor.sim.analytic.closed`:
    the event simulation's next wait after a wait is a draw, not a regression, and its chance to
    wait rises along a transaction, bench/README.md of 2026-12-01). The chain below stands for
-   RAID 0's member states and for a device with a write-back cache (instance store).
+   RAID 0's member states.
    A request's successive waits (`regressed_sum`, `Chain`): the first sees the time average
    (Poisson arrivals); while the limit stays congested, the next I/O finds the queue it left,
    its own work still in it, drained at (1 - rho) / m: w' = max(0, carry w + own - (1 -
@@ -129,6 +130,7 @@ from advisor.sim.analytic.striping import Placed, placed, vincentized
 from advisor.sim.plan import KIND_DEVICE, SimPlan
 
 DEVICE_OPS = (0, 1, 2)
+WRITE = 1  # IoSpec.op of a data write (advisor.sim.source.OP_WRITE)
 U_POINTS = 256  # window positions per cluster (the cumulant's integral over them)
 T_GRID = np.geomspace(1e-5, 1.0, 28)  # window lengths (s) of the large-deviation bound
 G_GRID = np.geomspace(1.0, 1e6, 64)  # exponents (1/s)
@@ -567,9 +569,9 @@ def limit_waits(plan: SimPlan, mix: Mix, x: float, rates: list[float],
         # relaxation time v / (1 - rho)^2.
         v = 2 * rho * (1 - rho) * theta
         closed = None
-        if plan.raid != RAID0 and ahead <= 0 and tau > 0:
+        if plan.raid != RAID0:
             closed = ClosedLoop(plan, l, rate, mix, x, tuple(dev_classes), tuple(clusters),
-                                tuple(singles), wait_mean_s, tau)
+                                tuple(singles), wait_mean_s, tau, ahead)
         out.append(LimitWait(limit=l, rho=rho, p=p, theta_s=theta, corr_s=v / (1 - rho) ** 2,
                              dist=dist, carry=max(0.0, 1 - (1 - rho) / m),
                              own_s=_own_work(clus), write_ahead_s=ahead, closed=closed))
@@ -587,8 +589,10 @@ class ClosedLoop:
 
     def __init__(self, plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
                  classes: tuple[ClassParts, ...], clusters: tuple["_Cluster", ...],
-                 singles: tuple[tuple[float, float], ...], wait_mean_s: float, tau: float):
-        self._args = (plan, l, rate, mix, x, classes, clusters, singles, wait_mean_s, tau)
+                 singles: tuple[tuple[float, float], ...], wait_mean_s: float, tau: float,
+                 ahead_s: float):
+        self._args = (plan, l, rate, mix, x, classes, clusters, singles, wait_mean_s, tau,
+                      ahead_s)
         self._sums: list[tuple[ClassParts, Dist | None]] | None = None
 
     def summed(self, cls: ClassParts) -> Dist | None:
@@ -601,7 +605,7 @@ class ClosedLoop:
 def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
                  classes: tuple[ClassParts, ...], clusters: tuple["_Cluster", ...],
                  singles: tuple[tuple[float, float], ...], wait_mean_s: float,
-                 tau: float) -> list[tuple[ClassParts, Dist | None]]:
+                 tau: float, ahead_s: float) -> list[tuple[ClassParts, Dist | None]]:
     from advisor.sim.analytic.closed import ClassInput, Commit, Service, closed_sums
 
     commits_per_s = commit_rates(mix, x)
@@ -630,7 +634,8 @@ def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
                                  commits=tuple(commits),
                                  shapes=tuple((p, pos, ops) for (p, pos), ops
                                               in zip(cl.shapes, cl.ops, strict=True))))
-    sums = closed_sums(singles, inputs, wait_mean_s, tau, COMMIT)
+    sums = closed_sums(singles, inputs, wait_mean_s, tau, COMMIT, ahead_s=ahead_s,
+                       write_ops=(WRITE,))
     out: list[tuple[ClassParts, Dist | None]] = []
     for c, cl, s in zip(classes, clusters, sums, strict=True):
         out.append((c, _sample_dist(s) if max(k for k, _ in cl.pmf) >= 2
@@ -1239,8 +1244,8 @@ def limit_chain(cls: ClassParts, lw: LimitWait, wait: Dist) -> Chain:
 
 def limit_wait_sum(cls: ClassParts, lw: LimitWait, wait: Dist) -> Dist:
     """A request's summed waits at one limit: the limit's own in closed loop where it ran
-    (`ClosedLoop`: a single EBS volume's limits and the instance's); else its device I/Os one
-    regressed chain there (`wait`: one I/O's wait over every limit, which spaces the I/Os).
+    (`ClosedLoop`: but on RAID 0); else its device I/Os one regressed chain there (`wait`: one
+    I/O's wait over every limit, which spaces the I/Os).
 
     The delay between a request's I/Os is their service and the CPU steps between them. While
     the limit is congested, the next I/O finds the queue that was left behind it (its own work
@@ -1280,8 +1285,11 @@ def _flushes_waiting(cls: ClassParts, limits: list[LimitWait], wait: Dist) -> Cl
     device's write-back cache, where a limit acknowledges writes ahead (instance-store NVMe):
     a group's write that waits holds its log, and every commit of the group, and those queued
     behind it, wait with it. The write follows its request's last I/O, so it finds the backlog
-    a later I/O of a request does (`later_wait`, the chain's drain between I/Os)."""
-    ahead = [lw for lw in limits if lw.write_ahead_s > 0 and lw.p >= MIN_WAIT_P]
+    a later I/O of a request does (`later_wait`, the chain's drain between I/Os). Not where the
+    class's sums come from the limit in closed loop: what the limit adds to a request's
+    completion there holds its log's held flushes already."""
+    ahead = [lw for lw in limits if lw.write_ahead_s > 0 and lw.p >= MIN_WAIT_P
+             and (lw.closed is None or lw.closed.summed(cls) is None)]
     if not ahead or not any(io.op == COMMIT and io.rate > 0 for io in cls.ios):
         return cls
     beyond = ZERO
