@@ -88,9 +88,8 @@ def _run(bg_t, bg_w, req_t, req_first, io_w, io_gap, io_log, io_flush, io_ahead,
     io_wait and each request's completion time (`done`). Scratch: the heap (request I/Os to
     come, flushes in progress), a linked list per log of the commits gathering (`pending` ..
     `last`, via `after`) and of the group flushing (`group`), each commit's place and arrival,
-    the logs' `busy` flags, the
-    flush in progress's start and its wait at the limit (`held`), and the gathering group's
-    wait and flush service (`gwait`, `gflush`).
+    the logs' `busy` flags, the flush in progress's start and its wait at the limit (`held`),
+    and the gathering group's wait and flush service (`gwait`, `gflush`).
 
     As in the event simulation's group commit (`advisor.sim.kernel._group_commit`): a commit
     that finds its log idle writes at once; one that finds it flushing joins that flush if it

@@ -34,8 +34,9 @@ from advisor.sim.analytic.mix import (
     io_cost,
 )
 from advisor.sim.plan import SimPlan
+from advisor.sim.source import OP_COMMIT
 
-COMMIT = 2  # IoSpec.op of a log write + flush
+COMMIT = OP_COMMIT  # IoSpec.op of a log write + flush
 
 
 def _busy(flush: Dist, rate: float,

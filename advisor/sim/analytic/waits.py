@@ -128,9 +128,9 @@ from advisor.sim.analytic.dist import (
 from advisor.sim.analytic.mix import ClassParts, IoPart, Mix
 from advisor.sim.analytic.striping import Placed, placed, vincentized
 from advisor.sim.plan import KIND_DEVICE, SimPlan
+from advisor.sim.source import OP_WRITE
 
 DEVICE_OPS = (0, 1, 2)
-WRITE = 1  # IoSpec.op of a data write (advisor.sim.source.OP_WRITE)
 U_POINTS = 256  # window positions per cluster (the cumulant's integral over them)
 T_GRID = np.geomspace(1e-5, 1.0, 28)  # window lengths (s) of the large-deviation bound
 G_GRID = np.geomspace(1.0, 1e6, 64)  # exponents (1/s)
@@ -635,7 +635,7 @@ def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
                                  shapes=tuple((p, pos, ops) for (p, pos), ops
                                               in zip(cl.shapes, cl.ops, strict=True))))
     sums = closed_sums(singles, inputs, wait_mean_s, tau, COMMIT, ahead_s=ahead_s,
-                       write_ops=(WRITE,))
+                       write_ops=(OP_WRITE,))
     out: list[tuple[ClassParts, Dist | None]] = []
     for c, cl, s in zip(classes, clusters, sums, strict=True):
         out.append((c, _sample_dist(s) if max(k for k, _ in cl.pmf) >= 2
