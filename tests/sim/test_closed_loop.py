@@ -189,10 +189,13 @@ def _md1_over(x: float, rate: float, work: float) -> float:
 
 
 def test_the_same_input_gives_the_same_sums() -> None:
-    """A fixed seed: the screen does not move between runs."""
+    """A fixed seed: the screen does not move between runs (the loops run again, not read from
+    the memo of loops already run)."""
     plan, mix, rates, x = chain_stats._engine_input("c5.large:gp3:650GiB", 500.0, 314.0, 0)
+    waits._CLOSED.clear()
     a = [w.closed.summed(c) for w in waits.spaced_waits(plan, mix, x, rates)[0]
          if w.closed is not None for c in mix.classes]
+    waits._CLOSED.clear()
     b = [w.closed.summed(c) for w in waits.spaced_waits(plan, mix, x, rates)[0]
          if w.closed is not None for c in mix.classes]
     assert any(d is not None for d in a)
@@ -200,6 +203,76 @@ def test_the_same_input_gives_the_same_sums() -> None:
         assert (da is None) == (db is None)
         if da is not None and db is not None:
             np.testing.assert_array_equal(da.values, db.values)
+
+
+def test_a_loop_asked_again_is_read_not_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same loop asked for by another evaluation (another instance around the same volume,
+    say) is read from the memo: no second run, the same sums."""
+    plan, mix, rates, x = chain_stats._engine_input("c5.large:gp3:650GiB", 500.0, 314.0, 0)
+    waits._CLOSED.clear()
+    runs = []
+    real = closed.closed_sums
+    monkeypatch.setattr(closed, "closed_sums", lambda *a, **k: runs.append(1) or real(*a, **k))
+
+    def sums() -> list[Any]:
+        return [w.closed.summed(c) for w in waits.spaced_waits(plan, mix, x, rates)[0]
+                if w.closed is not None for c in mix.classes]
+
+    first = sums()
+    ran = len(runs)
+    assert ran >= 1
+    again = sums()
+    assert len(again) == len(first)
+    assert all(a is b for a, b in zip(again, first, strict=True))  # the very same sums
+    assert len(runs) == ran
+
+
+def _digest(cls: "closed.ClassInput", **over: Any) -> bytes:
+    args: dict[str, Any] = {"singles": [(900.0, 0.2 * MS)], "classes": [cls],
+                            "wait_mean_s": 0.01 * MS, "tau": 0.9 * MS, "commit_op": 2,
+                            "ahead_s": 0.0, "write_ops": (1,)}
+    args.update(over)
+    return closed.inputs_digest(args.pop("singles"), args.pop("classes"), args.pop("wait_mean_s"),
+                                args.pop("tau"), args.pop("commit_op"), **args)
+
+
+def test_the_loops_digest_tells_every_input_apart() -> None:
+    """Equal inputs in new objects give the same digest; a change in any one input, another."""
+    def service(values: list[float], weights: list[float]) -> closed.Service:
+        v, w = np.array(values), np.array(weights)
+        return closed.Service(v, w, float((v * w).sum() / w.sum()))
+
+    def cls(**over: Any) -> closed.ClassInput:
+        fields: dict[str, Any] = {
+            "rate": 300.0, "shapes": ((0.7, (0.0, 0.4 * MS, 0.9 * MS), (0, 1, 2)),),
+            "reach": {0: (1.0, 0.25 * MS), 1: (0.5, 0.3 * MS)},
+            "service": {0: service([0.2 * MS, 0.5 * MS], [3.0, 1.0]),
+                        1: service([0.3 * MS], [1.0])},
+            "commits": (closed.Commit(log=0, work_s=0.1 * MS,
+                                      flush=service([0.6 * MS, 1.1 * MS], [1.0, 1.0])),)}
+        fields.update(over)
+        return closed.ClassInput(**fields)
+
+    base = _digest(cls())
+    assert _digest(cls()) == base
+    changed = [
+        _digest(cls(rate=301.0)),
+        _digest(cls(shapes=((0.7, (0.0, 0.4 * MS, 1.0 * MS), (0, 1, 2)),))),
+        _digest(cls(shapes=((0.7, (0.0, 0.4 * MS, 0.9 * MS), (0, 0, 2)),))),
+        _digest(cls(reach={0: (1.0, 0.25 * MS), 1: (0.6, 0.3 * MS)})),
+        _digest(cls(service={0: service([0.2 * MS, 0.5 * MS], [2.0, 1.0]),
+                             1: service([0.3 * MS], [1.0])})),
+        _digest(cls(commits=(closed.Commit(log=1, work_s=0.1 * MS,
+                                           flush=service([0.6 * MS, 1.1 * MS], [1.0, 1.0])),))),
+        _digest(cls(), singles=[(901.0, 0.2 * MS)]),
+        _digest(cls(), wait_mean_s=0.02 * MS),
+        _digest(cls(), tau=1.0 * MS),
+        _digest(cls(), ahead_s=0.1 * MS),
+        _digest(cls(), write_ops=()),
+        _digest(cls(), classes=[cls(), cls()]),
+    ]
+    assert base not in changed
+    assert len(set(changed)) == len(changed)
 
 
 @pytest.mark.parametrize(("spec", "tps", "looped"), [

@@ -51,6 +51,8 @@ flush throttle. Beside the completion times the loop keeps each I/O's own wait a
 grid of docs/analytic-vs-des.md.
 """
 
+import hashlib
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -281,6 +283,42 @@ def added_latency(bg_t: NDArray[np.float64], bg_w: NDArray[np.float64],
     added = dones[0] - dones[1]
     added[added < ROUND_OFF_S] = 0.0
     return added
+
+
+def inputs_digest(singles: Sequence[tuple[float, float]], classes: Sequence[ClassInput],
+                  wait_mean_s: float, tau: float, commit_op: int, *, ahead_s: float = 0.0,
+                  write_ops: tuple[int, ...] = ()) -> bytes:
+    """A digest of everything `closed_sums` reads (its arguments, in its terms): equal digests,
+    equal sums to the bit (the loop's seed and sizes are the module's constants). Candidates
+    alike at a limit (the same volume under the same requests, another instance around it) ask
+    for the same loop."""
+    h = hashlib.blake2b(digest_size=20)
+
+    def floats(*xs: float) -> None:
+        h.update(struct.pack(f"<{len(xs)}d", *xs))
+
+    def service(s: Service) -> None:
+        floats(s.mean, float(s.values.size))
+        h.update(np.ascontiguousarray(s.values, dtype=np.float64).tobytes())
+        h.update(np.ascontiguousarray(s.weights, dtype=np.float64).tobytes())
+
+    floats(wait_mean_s, tau, ahead_s, float(commit_op), float(len(write_ops)), *write_ops,
+           float(len(singles)), *(x for pair in singles for x in pair), float(len(classes)))
+    for c in classes:
+        floats(c.rate, float(len(c.shapes)))
+        for p, offsets, ops in c.shapes:
+            floats(p, float(len(ops)), *offsets, *ops)
+        floats(float(len(c.reach)), *(x for op in sorted(c.reach)
+                                       for x in (op, *c.reach[op])))
+        floats(float(len(c.service)))
+        for op in sorted(c.service):
+            floats(op)
+            service(c.service[op])
+        floats(float(len(c.commits)))
+        for commit in c.commits:
+            floats(commit.log, commit.work_s)
+            service(commit.flush)
+    return h.digest()
 
 
 def closed_sums(singles: Sequence[tuple[float, float]], classes: Sequence[ClassInput],
