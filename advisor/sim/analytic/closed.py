@@ -307,7 +307,7 @@ def inputs_digest(singles: Sequence[tuple[float, float]], classes: Sequence[Clas
     for c in classes:
         floats(c.rate, float(len(c.shapes)))
         for p, offsets, ops in c.shapes:
-            floats(p, float(len(ops)), *offsets, *ops)
+            floats(p, float(len(offsets)), *offsets, float(len(ops)), *ops)
         floats(float(len(c.reach)), *(x for op in sorted(c.reach)
                                        for x in (op, *c.reach[op])))
         floats(float(len(c.service)))

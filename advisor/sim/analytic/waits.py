@@ -641,12 +641,11 @@ def _closed_sums(plan: SimPlan, l: int, rate: float, mix: Mix, x: float,
                                  shapes=tuple((p, pos, ops) for (p, pos), ops
                                               in zip(cl.shapes, cl.ops, strict=True))))
     several = tuple(max(k for k, _ in cl.pmf) >= 2 for cl in clusters)
-    key = (inputs_digest(singles, inputs, wait_mean_s, tau, COMMIT, ahead_s=ahead_s,
-                         write_ops=(OP_WRITE,)), several)
+    args = (singles, inputs, wait_mean_s, tau, COMMIT)
+    key = (inputs_digest(*args, ahead_s=ahead_s, write_ops=(OP_WRITE,)), several)
 
     def run() -> tuple[Dist | None, ...]:
-        sums = closed_sums(singles, inputs, wait_mean_s, tau, COMMIT, ahead_s=ahead_s,
-                           write_ops=(OP_WRITE,))
+        sums = closed_sums(*args, ahead_s=ahead_s, write_ops=(OP_WRITE,))
         return tuple(_sample_dist(s) if many and s.size >= MIN_CLOSED_REQUESTS else None
                      for many, s in zip(several, sums, strict=True))
 
