@@ -5,10 +5,11 @@ exits 3; a reader that closes the pipe early (`advisor catalog instances | head 
 quietly, as a program killed by SIGPIPE does.
 """
 
+import gc
 import inspect
 import os
 import sys
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -187,5 +188,24 @@ def main(argv: list[str] | None = None) -> int:
     return EXIT_OK
 
 
+def run() -> NoReturn:
+    """The console script `advisor`: `main()`, then the interpreter's exit without its last
+    garbage collections.
+
+    Once numba has loaded a compiled function (every sizing and simulation does), the
+    interpreter's own shutdown spent ~0.25 s (a bare `import numpy, numba` exits in ~0.05 s) in
+    the full collections it runs while it tears the modules down, over the ~120,000 objects of
+    numba's compiler and LLVM's wrappers (bench/README.md, 2026-12-02). `gc.freeze()` moves every
+    object to the permanent generation, which those collections skip; the process's memory goes
+    back to the system whole. What must outlive the process is written before this point: the
+    output (flushed by `main`, and again by the interpreter), the runs database and the kept
+    replications (committed and closed by their commands), temporary files (removed by their
+    own `atexit` finalizers, which still run). Only `main`'s callers that go on running (the
+    tests) keep the collector as it was."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

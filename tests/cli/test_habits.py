@@ -5,6 +5,7 @@ import io
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from advisor.userfiles import CATALOG_ENV
 from tests.cli_helpers import run
 
 REPORT_GOLDEN = Path(__file__).parents[1] / "report" / "golden" / "replay_sqlite.json"
-ENTRY = "import sys; from advisor.cli.main import main; sys.exit(main())"
+ENTRY = "from advisor.cli.main import run; run()"  # the console script's entry point
 
 
 @pytest.fixture(autouse=True)
@@ -98,6 +99,26 @@ def test_a_closed_pipe_in_a_real_pipeline(fmt: str, tmp_path: Path) -> None:
     proc.stdout.close()  # long before the interpreter has started and written anything
     _, err = proc.communicate(timeout=120)
     assert (proc.returncode, err.decode()) == (141, "")
+
+
+def test_the_console_script_exits_without_the_last_collections(tmp_path: Path) -> None:
+    """`advisor` (`advisor.cli.main:run`, as pyproject.toml installs it) ends with the collector
+    frozen, so the interpreter's shutdown skips its full collections over numba's objects; its
+    output and exit codes are `main`'s."""
+    scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert scripts["project"]["scripts"]["advisor"] == "advisor.cli.main:run"
+    said = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr))\n"
+            + ENTRY)
+    ok = subprocess.run([sys.executable, "-c", said, "layout", "m5d.large:gp2:385GiB", "--format",
+                         "json"], capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert (ok.returncode, ok.stderr) == (0, "frozen True\n")
+    assert json.loads(ok.stdout)["spec"] == "m5d.large:gp2:385GiB"
+    bad = subprocess.run([sys.executable, "-c", said, "size", "--tps", "-1"], capture_output=True,
+                         text=True, cwd=tmp_path, timeout=120)
+    first, last = bad.stderr.splitlines()
+    assert (bad.returncode, last) == (2, "frozen True")
+    assert first.startswith("error: ")
 
 
 def test_infeasible_slo_is_one_line_with_the_best_p99(monkeypatch: pytest.MonkeyPatch,

@@ -24,7 +24,7 @@ import pytest
 from advisor import __version__
 
 WIDTH = 100
-ENTRY = "import sys; from advisor.cli.main import main; sys.exit(main())"
+ENTRY = "from advisor.cli.main import run; run()"  # the console script's entry point
 # Kept from the caller's environment: where to find the code, the numba cache and a temp dir.
 PASS_THROUGH = ("PATH", "HOME", "PYTHONPATH", "NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "TMPDIR")
 SIZE_627 = ("size", "--tps", "627", "--reads", "3.25")
