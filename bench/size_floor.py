@@ -166,7 +166,7 @@ def main() -> None:
     cold, warm = ip["cold"], ip["warm_new_seed"]
     print(f"{out['command']}, medians of {args.repeats} fresh processes:")
     print(f"  import numpy, numba (the baseline)          {b:.3f} s")
-    print(f"  the fixed part (CLI imports + numba's first compiled call)  {f:.3f} s "
+    print(f"  the fixed part (CLI imports, numba's first compiled call, exit)  {f:.3f} s "
           f"= {f / b:.2f}x the baseline (in process: imports {ip['imports_s']:.3f} s, "
           f"first compiled call {ip['first_compiled_call_s']:.3f} s)")
     print(f"  left for the sizing at {TARGET_RATIO:g}x: {out['left_for_the_sizing_s']:.3f} s; "
