@@ -297,3 +297,51 @@ def test_the_engine_runs_the_loop_but_on_raid0(spec: str, tps: float, looped: bo
         summed = iops.closed.summed(writes)
         assert summed is not None
         assert summed.mean > 0
+
+
+@pytest.mark.parametrize("weights", [[1.0], [0.2, 0.5, 0.3], [0.0, 3.0, 0.0, 1.0, 1e-12],
+                                     [1.0] * 9 + [1e-9]])
+@pytest.mark.parametrize("seed", [1, 7])
+def test_a_pick_is_numpys_choice_to_the_bit(weights: list[float], seed: int) -> None:
+    """`closed._choose` (the loop's picks of shapes and background jobs) draws what
+    `Generator.choice(size, p=...)` draws, index for index, and leaves the generator where
+    numpy's leaves it."""
+    p = np.array(weights) / sum(weights)
+    mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+    np.testing.assert_array_equal(closed._choose(mine, p, 200_001),
+                                  theirs.choice(p.size, size=200_001, p=p))
+    assert mine.random() == theirs.random()
+    # and on the cdf's own points, where `side='right'` decides
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    u = np.r_[cdf[:-1], np.nextafter(cdf[:-1], 0.0), 0.0, np.nextafter(1.0, 0.0)]
+    out = np.empty(u.size, dtype=np.int64)
+    closed._first_above(u, cdf, out)
+    np.testing.assert_array_equal(out, np.searchsorted(cdf, u, side="right"))
+
+
+def test_a_guided_draw_is_the_whole_cdfs_first_point_above() -> None:
+    """`_lay_out` draws each service by its guide table (`_guide`): the first point whose cdf >=
+    u, or the last, as a search over the whole cdf finds it, for draws anywhere, on the guide's
+    cell edges, just below them, and above a cdf whose last point rounds under 1."""
+    rng = np.random.default_rng(3)
+    services = [rng.random(701) ** 4, np.r_[np.zeros(300), rng.random(5), np.zeros(300)],
+                np.r_[1.0, np.full(2000, 1e-7)], np.array([0.3]), np.r_[rng.random(40), 1e-17]]
+    cdf = np.concatenate([np.cumsum(w) / w.sum() for w in services])
+    first = np.concatenate(([0], np.cumsum([w.size for w in services]))).astype(np.int64)
+    values = rng.random(cdf.size)
+    edges = np.arange(closed.GUIDE_CELLS) / closed.GUIDE_CELLS
+    u = np.concatenate([rng.random(20_000), edges, np.nextafter(edges[1:], 0.0),
+                        [np.nextafter(1.0, 0.0)]])
+    n = u.size
+    for s in range(len(services)):
+        # one request of n I/Os, each drawing service s: its gap is the drawn value
+        gap = np.zeros(n)
+        closed._lay_out(np.zeros(1, dtype=np.int64), np.array([0, n], dtype=np.int64),
+                        np.repeat(u, 2), n, np.array([n], dtype=np.int64), np.zeros(n),
+                        np.zeros(n), np.zeros(n), np.full(n, -1, dtype=np.int64), np.zeros(n),
+                        np.full(n, s, dtype=np.int64), closed._guide(first, cdf), values, cdf,
+                        np.zeros(n), gap, np.zeros(n, dtype=np.int64), np.zeros(n), np.zeros(n))
+        own = cdf[first[s]:first[s + 1]]
+        at = np.minimum(np.searchsorted(own, u, side="left"), own.size - 1) + first[s]
+        np.testing.assert_array_equal(gap, values[at])
