@@ -446,8 +446,7 @@ def closed_sums(singles: Sequence[tuple[float, float]], classes: Sequence[ClassI
     io_ahead = np.zeros(n_ios)
     _lay_out(label, first, rng.random(2 * n_ios), width, k_of, work_of, reach_of,
              gap_of, log_of, ahead_of, svc_of, _guide(svc_first, svc_cdf), svc_values, svc_cdf,
-             io_w, io_gap,
-             io_log, io_flush, io_ahead)
+             io_w, io_gap, io_log, io_flush, io_ahead)
     # The background: one Poisson stream of all its jobs, each job's work by its share.
     bg_rate = sum(r for r, _ in singles)
     bg_t = _poisson_times(rng, bg_rate, horizon) if bg_rate > 0 else np.zeros(0)
